@@ -1,0 +1,11 @@
+/** The real-n8n suite: installs pinned n8n (cached), loads the packed package, drives it over n8n's API. */
+module.exports = {
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test/e2e'],
+	testMatch: ['**/*.e2e.test.ts'],
+	transform: {
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true, diagnostics: false }],
+	},
+	testTimeout: 600000,
+	maxWorkers: 1,
+};

@@ -1,0 +1,14 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+export const campaignIdHint =
+	'Copy it from the campaign in the calling service (it looks like 3f1c2b9a-4d5e-4f60-8a7b-9c0d1e2f3a4b), or map it from an earlier step.';
+
+export const campaignIdProperty: INodeProperties = {
+	displayName: 'Campaign ID',
+	name: 'campaignId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. 3f1c2b9a-4d5e-4f60-8a7b-9c0d1e2f3a4b',
+	description: 'The campaign\'s ID. ,.',
+};

@@ -1,0 +1,282 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { serviceRequest } from '../../transport';
+import type { BatchedOperation, BatchShare } from '../router';
+import { forOperation } from '../shared/display';
+import type { ParameterReader } from '../shared/parameters';
+import {
+	InvalidInputError,
+	isNotJson,
+	parseJsonObject,
+	parseJsonText,
+	quote,
+	requireIntegerInRange,
+	requireNonEmptyString,
+	requirePhoneNumber,
+	requireUuid,
+} from '../shared/validation';
+import { campaignIdHint } from '../campaign/fields';
+
+/** A contact in the service's own input shape (spec, "Contact input"). */
+export interface ContactInput extends IDataObject {
+	firstname: string;
+	lastname: string;
+	phone_number: string;
+	metadata?: IDataObject;
+}
+
+export const DEFAULT_BATCH_SIZE = 100;
+export const MAX_BATCH_SIZE = 1000;
+const MAX_PARALLEL_REQUESTS = 5;
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Campaign ID',
+		name: 'campaignId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. 3f1c2b9a-4d5e-4f60-8a7b-9c0d1e2f3a4b',
+		description: 'The campaign that will call these contacts. ,.',
+	},
+	{
+		displayName: 'Input Mode',
+		name: 'inputMode',
+		type: 'options',
+		noDataExpression: true,
+		default: 'fields',
+		options: [
+			{
+				name: 'Map Each Field',
+				value: 'fields',
+				description: 'Each input item is one contact; map its name and phone number below',
+			},
+			{
+				name: 'Auto-Map Input Fields',
+				value: 'autoMap',
+				description:
+					'Each input item is one contact whose fields are already named firstname, lastname, phone_number (or first_name/firstName, last_name/lastName, phone/phoneNumber) and optionally metadata. Fastest for large lists.',
+			},
+			{
+				name: 'JSON Array',
+				value: 'json',
+				description: 'Each input item carries a JSON array of contacts in the service\'s own shape',
+			},
+		],
+	},
+	{
+		displayName: 'First Name',
+		name: 'firstName',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. Ada',
+		description: 'The contact\'s first name',
+		displayOptions: { show: { inputMode: ['fields'] } },
+	},
+	{
+		displayName: 'Last Name',
+		name: 'lastName',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. Lovelace',
+		description: 'The contact\'s last name',
+		displayOptions: { show: { inputMode: ['fields'] } },
+	},
+	{
+		displayName: 'Phone Number',
+		name: 'phoneNumber',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. +14155550123',
+		description: 'The number to call. The service stores it in E.164; other common formats are accepted.',
+		hint: 'Include the country code (+1, +44, ...) unless the number is a 10-digit US number',
+		displayOptions: { show: { inputMode: ['fields'] } },
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		displayOptions: { show: { inputMode: ['fields'] } },
+		options: [
+			{
+				displayName: 'Metadata',
+				name: 'metadata',
+				type: 'json',
+				default: '{}',
+				description:
+					'Free-form JSON object stored with the contact, e.g. {"email": "ada@example.com", "company_name": "Acme", "job_title": "CTO"}. The calling agent can use these values.',
+			},
+		],
+	},
+	{
+		displayName: 'Contacts (JSON)',
+		name: 'contactsJson',
+		type: 'json',
+		required: true,
+		default: '[\n  {\n    "firstname": "Ada",\n    "lastname": "Lovelace",\n    "phone_number": "+14155550123",\n    "metadata": { "email": "ada@example.com" }\n  }\n]',
+		description: 'A JSON array of contacts, each with firstname, lastname, phone_number and optionally a metadata object. An expression such as {{ $JSON.contacts }} may return the array directly.',
+		displayOptions: { show: { inputMode: ['json'] } },
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Batch Size',
+				name: 'batchSize',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: MAX_BATCH_SIZE },
+				default: DEFAULT_BATCH_SIZE,
+				description:
+					'How many contacts go in one request. Contacts of all input items bound for the same campaign are sent together. The service does not document a limit.',
+			},
+			{
+				displayName: 'Requests in Parallel',
+				name: 'parallelRequests',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: MAX_PARALLEL_REQUESTS },
+				default: 1,
+				description:
+					'How many batches may be on their way at once. The service does not document rate limits, so one at a time is the safe default.',
+			},
+		],
+	},
+];
+
+export const description = forOperation('contact', 'addToCampaign', properties);
+
+type InputMode = 'fields' | 'autoMap' | 'json';
+
+/** Field spellings accepted in Auto-Map mode, in order of preference. */
+const AUTO_MAP_SPELLINGS: Record<'firstname' | 'lastname' | 'phone_number', string[]> = {
+	firstname: ['firstname', 'first_name', 'firstName'],
+	lastname: ['lastname', 'last_name', 'lastName'],
+	phone_number: ['phone_number', 'phone', 'phoneNumber'],
+};
+
+function pick(json: IDataObject, spellings: string[]): unknown {
+	for (const key of spellings) {
+		if (json[key] !== undefined && json[key] !== null) return json[key];
+	}
+	return undefined;
+}
+
+/** Checks one contact in the service's shape; `where` tells which entry of a JSON array it is. */
+export function checkContact(raw: unknown, where = ''): ContactInput {
+	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+		throw new InvalidInputError(`Contact${where}`, `must be a JSON object, got ${quote(raw)}`);
+	}
+	const entry = raw as Record<string, unknown>;
+	const contact: ContactInput = {
+		firstname: requireNonEmptyString(entry.firstname, `First Name (firstname)${where}`),
+		lastname: requireNonEmptyString(entry.lastname, `Last Name (lastname)${where}`),
+		phone_number: requirePhoneNumber(entry.phone_number, `Phone Number (phone_number)${where}`),
+	};
+	if (entry.metadata !== undefined && entry.metadata !== null && entry.metadata !== '') {
+		contact.metadata = parseJsonObject(entry.metadata, `Metadata${where}`);
+	}
+	return contact;
+}
+
+function readContacts(this: IExecuteFunctions, itemIndex: number, params: ParameterReader, mode: InputMode): ContactInput[] {
+	if (mode === 'autoMap') {
+		const json = this.getInputData()[itemIndex].json;
+		return [
+			checkContact({
+				firstname: pick(json, AUTO_MAP_SPELLINGS.firstname),
+				lastname: pick(json, AUTO_MAP_SPELLINGS.lastname),
+				phone_number: pick(json, AUTO_MAP_SPELLINGS.phone_number),
+				metadata: json.metadata,
+			}),
+		];
+	}
+	if (mode === 'json') {
+		const raw = params.get<unknown>('contactsJson', itemIndex);
+		const list = typeof raw === 'string' ? parseJsonText(raw) : raw;
+		if (isNotJson(list)) {
+			throw new InvalidInputError('Contacts (JSON)', `is not valid JSON: ${quote(raw)}`, 'Give a JSON array of contacts.');
+		}
+		if (!Array.isArray(list)) {
+			throw new InvalidInputError('Contacts (JSON)', `must be a JSON array of contacts, got ${quote(list)}`, 'Wrap a single contact in [ ].');
+		}
+		return list.map((entry, position) => checkContact(entry, ` of contact ${position} in Contacts (JSON)`));
+	}
+	const metadata = params.get<unknown>('additionalFields.metadata', itemIndex, '');
+	return [
+		checkContact({
+			firstname: params.get<unknown>('firstName', itemIndex),
+			lastname: params.get<unknown>('lastName', itemIndex),
+			phone_number: params.get<unknown>('phoneNumber', itemIndex),
+			metadata: metadata === '{}' ? undefined : metadata,
+		}),
+	];
+}
+
+export const operation: BatchedOperation<ContactInput> = {
+	kind: 'batched',
+
+	prepare(itemIndex, params): BatchShare<ContactInput> {
+		const campaignId = requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
+		const mode = params.get<InputMode>('inputMode', itemIndex, 'fields');
+		return { batchKey: campaignId, units: readContacts.call(this, itemIndex, params, mode) };
+	},
+
+	batching(params) {
+		return {
+			batchSize: requireIntegerInRange(params.get('options.batchSize', 0, DEFAULT_BATCH_SIZE), 'Batch Size', 1, MAX_BATCH_SIZE),
+			parallelRequests: requireIntegerInRange(
+				params.get('options.parallelRequests', 0, 1),
+				'Requests in Parallel',
+				1,
+				MAX_PARALLEL_REQUESTS,
+			),
+		};
+	},
+
+	async sendBatch(campaignId, contacts, firstItemIndex) {
+		const data = await serviceRequest.call(this, {
+			operation: 'Add Contacts',
+			method: 'POST',
+			path: `/compaign/v1/contacts/addToCampaign/${encodeURIComponent(campaignId)}`,
+			body: contacts,
+			answer: 'envelope',
+			itemIndex: firstItemIndex,
+			errorHint:
+				'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
+		});
+		// The spec does not show `data`: an array with one entry per contact is matched to them;
+		// anything else is the whole batch's answer.
+		const perContact = Array.isArray(data) && data.length === contacts.length;
+		return contacts.map((_, index) => ({
+			data: (perContact ? (data as unknown[])[index] : data) as IDataObject,
+		}));
+	},
+
+	itemOutput(share, answers, batchNumbers) {
+		const output: IDataObject = { campaignId: share.batchKey };
+		if (share.units.length === 1) {
+			output.contact = share.units[0];
+			output.result = answers[0].data;
+		} else {
+			output.contacts = share.units;
+			output.results = answers.map((answer) => answer.data);
+		}
+		output.added = share.units.length;
+		output.batch = batchNumbers.length === 1 ? batchNumbers[0] : batchNumbers;
+		return output;
+	},
+
+	failedItemOutput(share) {
+		return share.units.length === 1
+			? { campaignId: share.batchKey, contact: share.units[0] }
+			: { campaignId: share.batchKey, contacts: share.units };
+	},
+};

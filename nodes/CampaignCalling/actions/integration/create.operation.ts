@@ -1,0 +1,67 @@
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import { serviceRequest } from '../../transport';
+import { INTEGRATION_TYPES } from '../../vocabulary';
+import type { PerItemOperation } from '../router';
+import { forOperation } from '../shared/display';
+import type { DeliverySettings } from '../shared/moduleSettings';
+import { deliveryProperties, readDeliverySettings } from '../shared/moduleSettings';
+import { InvalidInputError, quote } from '../shared/validation';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Integration Type',
+		name: 'integrationType',
+		type: 'options',
+		required: true,
+		default: 'custom',
+		options: INTEGRATION_TYPES,
+		description: 'The outside system the service connects to',
+	},
+	...deliveryProperties('The address the service sends campaign data to, starting with https:// or http://'),
+];
+
+export const description = forOperation('integration', 'create', properties);
+
+interface PreparedIntegration {
+	type: string;
+	settings: DeliverySettings;
+}
+
+const integrationTypeValues = new Set(INTEGRATION_TYPES.map((option) => option.value));
+
+export const operation: PerItemOperation<PreparedIntegration> = {
+	kind: 'perItem',
+
+	prepare(itemIndex, params) {
+		const type = params.get<unknown>('integrationType', itemIndex);
+		if (typeof type !== 'string' || !integrationTypeValues.has(type)) {
+			throw new InvalidInputError(
+				'Integration Type',
+				`must be one of ${[...integrationTypeValues].join(', ')}, got ${quote(type)}`,
+			);
+		}
+		return { type, settings: readDeliverySettings(params, itemIndex) };
+	},
+
+	async send({ type, settings }, itemIndex) {
+		const body: IDataObject = {
+			type,
+			settings: {
+				webhook_method: settings.method,
+				url: settings.url,
+				headers: settings.headers,
+				...(settings.timeout !== undefined ? { timeout: settings.timeout } : {}),
+				...(settings.retryLimit !== undefined ? { retry_limit: settings.retryLimit } : {}),
+			},
+		};
+		return (await serviceRequest.call(this, {
+			operation: 'Create Integration',
+			method: 'POST',
+			path: '/v1/modules/integration',
+			body,
+			answer: 'record',
+			itemIndex,
+		})) as IDataObject;
+	},
+};

@@ -1,0 +1,248 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import * as campaign from './campaign';
+import * as contact from './contact';
+import * as integration from './integration';
+import { ParameterReader } from './shared/parameters';
+import { InvalidInputError } from './shared/validation';
+import * as webhookFlow from './webhookFlow';
+import * as webhookModule from './webhookModule';
+
+/**
+ * An operation that makes one request per input item. `prepare` reads and checks the item's
+ * parameters and runs for every item before any request is sent; `send` makes the request.
+ */
+export interface PerItemOperation<Prepared> {
+	kind: 'perItem';
+	prepare(this: IExecuteFunctions, itemIndex: number, params: ParameterReader): Prepared;
+	send(this: IExecuteFunctions, prepared: Prepared, itemIndex: number): Promise<IDataObject | IDataObject[]>;
+}
+
+/** What one input item contributes to a batched operation. */
+export interface BatchShare<Unit> {
+	/** Units with the same key may share a request (for Add Contacts: the campaign ID). */
+	batchKey: string;
+	units: Unit[];
+}
+
+/**
+ * An operation whose units (contacts) from many items travel together, `batchSize` per request.
+ * Every input item still yields exactly one output item, built by `itemOutput` from the answers
+ * to its own units.
+ */
+export interface BatchedOperation<Unit> {
+	kind: 'batched';
+	prepare(this: IExecuteFunctions, itemIndex: number, params: ParameterReader): BatchShare<Unit>;
+	batching(this: IExecuteFunctions, params: ParameterReader): { batchSize: number; parallelRequests: number };
+	/** Sends one batch; resolves to one answer per unit, in order. */
+	sendBatch(this: IExecuteFunctions, batchKey: string, units: Unit[], firstItemIndex: number): Promise<IDataObject[]>;
+	itemOutput(share: BatchShare<Unit>, answers: IDataObject[], batchNumbers: number[]): IDataObject;
+	/** What a failed item keeps of its input, so nothing is lost with Continue On Fail. */
+	failedItemOutput(share: BatchShare<Unit>): IDataObject;
+}
+
+// The registry holds operations of different unit types; each is typed where it is defined.
+type AnyOperation = PerItemOperation<unknown> | BatchedOperation<unknown>;
+
+const operations: Record<string, Record<string, AnyOperation>> = {
+	contact: {
+		addToCampaign: contact.addToCampaign.operation as AnyOperation,
+		get: contact.get.operation as AnyOperation,
+	},
+	campaign: {
+		get: campaign.get.operation as AnyOperation,
+		update: campaign.update.operation as AnyOperation,
+	},
+	webhookFlow: {
+		getAll: webhookFlow.getAll.operation as AnyOperation,
+	},
+	integration: {
+		create: integration.create.operation as AnyOperation,
+	},
+	webhookModule: {
+		create: webhookModule.create.operation as AnyOperation,
+	},
+};
+
+/** Per input item: its output items, or the error that replaced them. */
+type ItemResult = { output: IDataObject[] } | { error: Error; keep: IDataObject };
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	if (items.length === 0) return [[]];
+
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operationName = this.getNodeParameter('operation', 0) as string;
+	const operation = operations[resource]?.[operationName];
+	if (!operation) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
+	}
+
+	const params = new ParameterReader(this);
+	const continueOnFail = this.continueOnFail();
+	const results: ItemResult[] = new Array(items.length);
+
+	const fail = (itemIndex: number, error: unknown, keep: IDataObject = {}) => {
+		const nodeError = toNodeError.call(this, error, itemIndex);
+		if (!continueOnFail) throw nodeError;
+		results[itemIndex] = { error: nodeError, keep };
+	};
+
+	if (operation.kind === 'perItem') {
+		const prepared: unknown[] = new Array(items.length);
+		// Every item is checked before the first request, so bad input never half-runs.
+		for (let i = 0; i < items.length; i++) {
+			try {
+				prepared[i] = operation.prepare.call(this, i, params);
+			} catch (error) {
+				fail(i, error);
+			}
+		}
+		for (let i = 0; i < items.length; i++) {
+			if (results[i]) continue;
+			try {
+				const answer = await operation.send.call(this, prepared[i], i);
+				results[i] = { output: Array.isArray(answer) ? answer : [answer] };
+			} catch (error) {
+				fail(i, error);
+			}
+		}
+	} else {
+		await runBatched.call(this, operation, items.length, params, results, fail);
+	}
+
+	const returnData: INodeExecutionData[] = [];
+	for (let i = 0; i < results.length; i++) {
+		const result = results[i];
+		if ('error' in result) {
+			const json: IDataObject = { error: result.error.message, ...result.keep };
+			const description = (result.error as { description?: unknown }).description;
+			if (typeof description === 'string' && description !== '') json.errorDescription = description;
+			returnData.push({ json, pairedItem: { item: i } });
+			continue;
+		}
+		for (const json of result.output) returnData.push({ json, pairedItem: { item: i } });
+	}
+	return [returnData];
+}
+
+interface Batch<Unit> {
+	number: number;
+	batchKey: string;
+	units: Unit[];
+	/** The input item of each unit. */
+	owners: number[];
+}
+
+async function runBatched(
+	this: IExecuteFunctions,
+	operation: BatchedOperation<unknown>,
+	itemCount: number,
+	params: ParameterReader,
+	results: ItemResult[],
+	fail: (itemIndex: number, error: unknown, keep?: IDataObject) => void,
+): Promise<void> {
+	const shares: Array<BatchShare<unknown> | undefined> = new Array(itemCount);
+	for (let i = 0; i < itemCount; i++) {
+		try {
+			shares[i] = operation.prepare.call(this, i, params);
+		} catch (error) {
+			fail(i, error);
+		}
+	}
+	const { batchSize, parallelRequests } = operation.batching.call(this, params);
+	const batches = packBatches(shares, batchSize);
+
+	// Answers per item, filled as batches come back; an item succeeds when all its units have one.
+	const answers: IDataObject[][] = shares.map((share) => new Array<IDataObject>(share?.units.length ?? 0));
+	const answeredCount: number[] = new Array(itemCount).fill(0);
+	const batchNumbers: number[][] = shares.map(() => []);
+	const unitPosition: number[] = new Array(itemCount).fill(0);
+	const unitOffsets = batches.map((batch) =>
+		batch.owners.map((owner) => {
+			const position = unitPosition[owner]++;
+			if (!batchNumbers[owner].includes(batch.number)) batchNumbers[owner].push(batch.number);
+			return position;
+		}),
+	);
+
+	const sendOne = async (batch: Batch<unknown>) => {
+		try {
+			const batchAnswers = await operation.sendBatch.call(this, batch.batchKey, batch.units, batch.owners[0]);
+			batch.owners.forEach((owner, index) => {
+				answers[owner][unitOffsets[batch.number][index]] = batchAnswers[index];
+				answeredCount[owner]++;
+			});
+		} catch (error) {
+			for (const owner of new Set(batch.owners)) {
+				if (!results[owner]) fail(owner, error, operation.failedItemOutput(shares[owner] as BatchShare<unknown>));
+			}
+		}
+	};
+	await runWithLimit(batches, parallelRequests, sendOne);
+
+	for (let i = 0; i < itemCount; i++) {
+		const share = shares[i];
+		if (results[i] || !share) continue;
+		results[i] = { output: [operation.itemOutput(share, answers[i], batchNumbers[i])] };
+	}
+}
+
+/**
+ * Groups units by batch key, in input order, into batches of at most `batchSize`. Items bound
+ * for the same key share requests even when other keys sit between them.
+ */
+export function packBatches<Unit>(shares: Array<BatchShare<Unit> | undefined>, batchSize: number): Array<Batch<Unit>> {
+	const open = new Map<string, Batch<Unit>>();
+	const batches: Array<Batch<Unit>> = [];
+	shares.forEach((share, itemIndex) => {
+		if (!share) return;
+		for (const unit of share.units) {
+			let batch = open.get(share.batchKey);
+			if (!batch || batch.units.length >= batchSize) {
+				batch = { number: batches.length, batchKey: share.batchKey, units: [], owners: [] };
+				batches.push(batch);
+				open.set(share.batchKey, batch);
+			}
+			batch.units.push(unit);
+			batch.owners.push(itemIndex);
+		}
+	});
+	return batches;
+}
+
+/**
+ * Runs `task` over `work` with at most `limit` in flight. The first error thrown by a task
+ * stops new work from starting and is rethrown once the tasks in flight have settled.
+ */
+export async function runWithLimit<T>(work: T[], limit: number, task: (entry: T) => Promise<void>): Promise<void> {
+	let next = 0;
+	let firstError: unknown;
+	const worker = async () => {
+		while (firstError === undefined && next < work.length) {
+			const entry = work[next++];
+			try {
+				await task(entry);
+			} catch (error) {
+				firstError ??= error;
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, work.length)) }, worker));
+	if (firstError !== undefined) throw firstError;
+}
+
+function toNodeError(this: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	if (error instanceof InvalidInputError) {
+		return new NodeOperationError(this.getNode(), `${error.message} [item ${itemIndex}]`, {
+			itemIndex,
+			description: error.hint,
+		});
+	}
+	return new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+}

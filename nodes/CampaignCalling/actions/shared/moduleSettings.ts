@@ -1,0 +1,127 @@
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import type { ParameterReader } from './parameters';
+import { InvalidInputError, quote, requireHttpUrl, requireIntegerInRange } from './validation';
+
+/** Delivery settings shared by integration modules and webhook modules (spec, endpoints 5 and 7). */
+export interface DeliverySettings {
+	method: string;
+	url: string;
+	headers: Record<string, string>;
+	timeout?: number;
+	retryLimit?: number;
+}
+
+const MAX_TIMEOUT = 3600;
+const MAX_RETRY_LIMIT = 100;
+
+export function deliveryProperties(urlDescription: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'URL',
+			name: 'url',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'e.g. https://hooks.example.com/calls',
+			description: urlDescription,
+		},
+		{
+			displayName: 'Options',
+			name: 'options',
+			type: 'collection',
+			placeholder: 'Add Option',
+			default: {},
+			options: [
+				{
+					displayName: 'Headers',
+					name: 'headers',
+					type: 'fixedCollection',
+					typeOptions: { multipleValues: true },
+					placeholder: 'Add Header',
+					default: {},
+					description: 'Headers the service sends with each request, for example an authorization token of the receiving system',
+					options: [
+						{
+							displayName: 'Header',
+							name: 'header',
+							values: [
+								{ displayName: 'Name', name: 'name', type: 'string', default: '', placeholder: 'e.g. X-Api-Key' },
+								{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+							],
+						},
+					],
+				},
+				{
+					displayName: 'Method',
+					name: 'method',
+					type: 'options',
+					default: 'POST',
+					description: 'HTTP method the service uses to call the URL',
+					options: [
+						{ name: 'DELETE', value: 'DELETE' },
+						{ name: 'GET', value: 'GET' },
+						{ name: 'PATCH', value: 'PATCH' },
+						{ name: 'POST', value: 'POST' },
+						{ name: 'PUT', value: 'PUT' },
+					],
+				},
+				{
+					displayName: 'Retry Limit',
+					name: 'retryLimit',
+					type: 'number',
+					typeOptions: { minValue: 0, maxValue: MAX_RETRY_LIMIT },
+					default: 3,
+					description: 'How many times the service retries a failed delivery',
+				},
+				{
+					displayName: 'Timeout',
+					name: 'timeout',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: MAX_TIMEOUT },
+					default: 30,
+					description:
+						'How long the service waits for the URL to answer. The service does not document the unit; seconds are assumed.',
+				},
+			],
+		},
+	];
+}
+
+/** Turns the Headers list into one object; a header named twice is a mistake worth reporting. */
+export function headersFromList(value: unknown): Record<string, string> {
+	const entries = (value as { header?: Array<{ name?: unknown; value?: unknown }> } | undefined)?.header ?? [];
+	const headers: Record<string, string> = {};
+	for (const entry of entries) {
+		const name = typeof entry.name === 'string' ? entry.name.trim() : '';
+		if (name === '') throw new InvalidInputError('Options → Headers', 'has a header without a name');
+		if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+			throw new InvalidInputError('Options → Headers', `has an invalid header name ${quote(name)}`);
+		}
+		if (Object.keys(headers).some((existing) => existing.toLowerCase() === name.toLowerCase())) {
+			throw new InvalidInputError('Options → Headers', `names the header ${quote(name)} twice`);
+		}
+		headers[name] = entry.value === undefined || entry.value === null ? '' : String(entry.value);
+	}
+	return headers;
+}
+
+export function readDeliverySettings(params: ParameterReader, itemIndex: number): DeliverySettings {
+	const url = requireHttpUrl(params.get<unknown>('url', itemIndex), 'URL');
+	const options = params.get<IDataObject>('options', itemIndex, {});
+	const settings: DeliverySettings = {
+		method: typeof options.method === 'string' && options.method !== '' ? options.method.toUpperCase() : 'POST',
+		url,
+		headers: headersFromList(options.headers),
+	};
+	if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(settings.method)) {
+		throw new InvalidInputError('Options → Method', `must be GET, POST, PUT, PATCH or DELETE, got ${quote(options.method)}`);
+	}
+	if (options.timeout !== undefined) {
+		settings.timeout = requireIntegerInRange(options.timeout, 'Options → Timeout', 1, MAX_TIMEOUT);
+	}
+	if (options.retryLimit !== undefined) {
+		settings.retryLimit = requireIntegerInRange(options.retryLimit, 'Options → Retry Limit', 0, MAX_RETRY_LIMIT);
+	}
+	return settings;
+}

@@ -1,0 +1,160 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/**
+ * A parameter or input value the service would refuse. Thrown while items are prepared, before
+ * any request; the router turns it into a NodeOperationError that names the item.
+ */
+export class InvalidInputError extends Error {
+	readonly field: string;
+
+	readonly hint: string | undefined;
+
+	constructor(field: string, problem: string, hint?: string) {
+		super(`${field} ${problem}`);
+		this.name = 'InvalidInputError';
+		this.field = field;
+		this.hint = hint;
+	}
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Shows a user's value in a message without flooding it. */
+export function quote(value: unknown): string {
+	let text: string;
+	if (typeof value === 'string') text = `"${value}"`;
+	else if (value === undefined) text = 'nothing';
+	else {
+		try {
+			text = JSON.stringify(value) ?? String(value);
+		} catch {
+			text = String(value);
+		}
+	}
+	return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+export function requireUuid(value: unknown, field: string, hint?: string): string {
+	const text = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+	if (text === '') {
+		throw new InvalidInputError(field, 'is empty', hint ?? 'Enter the ID, for example 123e4567-e89b-12d3-a456-426614174000.');
+	}
+	if (!UUID_PATTERN.test(text)) {
+		throw new InvalidInputError(
+			field,
+			`must be a UUID like 123e4567-e89b-12d3-a456-426614174000, got ${quote(value)}`,
+			hint,
+		);
+	}
+	return text;
+}
+
+export function requireNonEmptyString(value: unknown, field: string, hint?: string): string {
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	if (typeof value !== 'string') {
+		throw new InvalidInputError(field, `must be text, got ${quote(value)}`, hint);
+	}
+	const text = value.trim();
+	if (text === '') throw new InvalidInputError(field, 'is empty', hint);
+	return text;
+}
+
+/** The service stores E.164 and accepts "various formats"; letters or a missing number never pass. */
+export function requirePhoneNumber(value: unknown, field: string): string {
+	const hint = 'Use a phone number such as +14155550123 or (415) 555-0123; spaces, dashes, dots and parentheses are fine.';
+	const text = requireNonEmptyString(value, field, hint);
+	if (!/^\+?[\d\s().-]+$/.test(text)) {
+		throw new InvalidInputError(field, `may hold only digits, spaces, + - . ( ), got ${quote(text)}`, hint);
+	}
+	const digits = text.replace(/\D/g, '').length;
+	if (digits < 5 || digits > 15) {
+		throw new InvalidInputError(field, `must have between 5 and 15 digits, got ${quote(text)}`, hint);
+	}
+	return text;
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+/** JSON.parse that reports failure as a value, so callers can raise their own clear error. */
+export function parseJsonText(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return NOT_JSON;
+	}
+}
+
+export function isNotJson(value: unknown): boolean {
+	return value === NOT_JSON;
+}
+
+/** Accepts a JSON object, or a JSON string of one (as typed into a JSON field). */
+export function parseJsonObject(value: unknown, field: string): IDataObject {
+	const hint = 'Give a JSON object, for example {"email": "ada@example.com"}.';
+	const parsed = typeof value === 'string' ? parseJsonText(value) : value;
+	if (isNotJson(parsed)) throw new InvalidInputError(field, `is not valid JSON: ${quote(value)}`, hint);
+	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+		const kind = Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : `a ${typeof parsed}`;
+		throw new InvalidInputError(field, `must be a JSON object, got ${kind}`, hint);
+	}
+	return parsed as IDataObject;
+}
+
+/** Accepts a real array, a JSON array string, or a comma-separated string ("a, b"). */
+function toList(value: unknown, field: string): unknown[] {
+	if (Array.isArray(value)) return value;
+	if (typeof value === 'number') return [value];
+	if (typeof value !== 'string') {
+		throw new InvalidInputError(field, `must be a list or a comma-separated text, got ${quote(value)}`);
+	}
+	const text = value.trim();
+	if (text.startsWith('[')) {
+		const parsed = parseJsonText(text);
+		if (!Array.isArray(parsed)) throw new InvalidInputError(field, `is not a valid JSON array: ${quote(value)}`);
+		return parsed;
+	}
+	if (text === '') return [];
+	return text.split(',').map((part) => part.trim());
+}
+
+export function parseStringList(value: unknown, field: string): string[] {
+	return toList(value, field).map((entry) => {
+		if (typeof entry === 'number' || typeof entry === 'boolean') return String(entry);
+		if (typeof entry !== 'string' || entry.trim() === '') {
+			throw new InvalidInputError(field, `must hold only non-empty texts, got ${quote(entry)}`, 'Separate the values with commas, for example "web, referral".');
+		}
+		return entry.trim();
+	});
+}
+
+export function parseIntegerList(value: unknown, field: string): number[] {
+	return toList(value, field).map((entry) => {
+		const number = typeof entry === 'string' && entry.trim() !== '' ? Number(entry) : entry;
+		if (typeof number !== 'number' || !Number.isInteger(number)) {
+			throw new InvalidInputError(field, `must hold only whole numbers, got ${quote(entry)}`, 'Separate the numbers with commas, for example "1,2,3".');
+		}
+		return number;
+	});
+}
+
+export function requireHttpUrl(value: unknown, field: string): string {
+	const text = requireNonEmptyString(value, field, 'Enter the full address, for example https://hooks.example.com/calls.');
+	let url: URL | undefined;
+	try {
+		url = new URL(text);
+	} catch {
+		url = undefined;
+	}
+	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+		throw new InvalidInputError(field, `must be an http:// or https:// address, got ${quote(text)}`, 'Enter the full address, for example https://hooks.example.com/calls.');
+	}
+	return text;
+}
+
+export function requireIntegerInRange(value: unknown, field: string, min: number, max: number): number {
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+		throw new InvalidInputError(field, `must be a whole number from ${min} to ${max}, got ${quote(value)}`);
+	}
+	return number;
+}

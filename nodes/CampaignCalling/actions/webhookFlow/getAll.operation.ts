@@ -1,0 +1,70 @@
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import { serviceRequest } from '../../transport';
+import type { PerItemOperation } from '../router';
+import { forOperation } from '../shared/display';
+import { InvalidInputError, requireIntegerInRange } from '../shared/validation';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Workspace ID',
+		name: 'workspaceId',
+		type: 'string',
+		default: 'default',
+		description: 'The workspace whose webhook flows to list. Most companies have only the workspace "default".',
+	},
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
+
+export const description = forOperation('webhookFlow', 'getAll', properties);
+
+interface PreparedListing {
+	workspaceId: string;
+	limit: number | undefined;
+}
+
+export const operation: PerItemOperation<PreparedListing> = {
+	kind: 'perItem',
+
+	prepare(itemIndex, params) {
+		const workspaceId = String(params.get<unknown>('workspaceId', itemIndex, 'default') ?? '').trim();
+		if (workspaceId === '') {
+			throw new InvalidInputError('Workspace ID', 'is empty', 'Leave it at "default" unless your company uses several workspaces.');
+		}
+		const returnAll = params.get<boolean>('returnAll', itemIndex, false);
+		const limit = returnAll
+			? undefined
+			: requireIntegerInRange(params.get<unknown>('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER);
+		return { workspaceId, limit };
+	},
+
+	async send({ workspaceId, limit }, itemIndex) {
+		const flows = await serviceRequest.call(this, {
+			operation: 'Get Many Webhook Flows',
+			method: 'GET',
+			path: '/v1/webhooks',
+			qs: { workspaceId },
+			answer: 'envelope',
+			itemIndex,
+			errorHint: 'Check the Workspace ID and the API key.',
+		});
+		if (!Array.isArray(flows)) return [];
+		// The spec shows no paging: the service returns the whole listing and Limit trims it here.
+		return (limit === undefined ? flows : flows.slice(0, limit)) as IDataObject[];
+	},
+};

@@ -1,0 +1,74 @@
+import type { IDataObject, IExecuteFunctions, IHookFunctions, INodeProperties } from 'n8n-workflow';
+
+import { serviceRequest } from '../../transport';
+import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../vocabulary';
+import type { PerItemOperation } from '../router';
+import { forOperation } from '../shared/display';
+import type { DeliverySettings } from '../shared/moduleSettings';
+import { deliveryProperties, readDeliverySettings } from '../shared/moduleSettings';
+import { InvalidInputError, quote } from '../shared/validation';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Event Type',
+		name: 'eventType',
+		type: 'options',
+		required: true,
+		default: 'call.ended',
+		options: EVENT_TYPES.map(({ name, value, description }) => ({ name, value, description })),
+		description: 'The event the service reports to the URL. One webhook module serves exactly one event type.',
+	},
+	...deliveryProperties(
+		'The address the service sends each event to. To start an n8n workflow on events, use the Campaign Calling Trigger node instead: it registers its own URL.',
+	),
+];
+
+export const description = forOperation('webhookModule', 'create', properties);
+
+/** Registers a webhook module (spec, endpoint 7); the trigger node registers its own through this too. */
+export async function createWebhookModule(
+	this: IExecuteFunctions | IHookFunctions,
+	eventType: string,
+	settings: DeliverySettings,
+	itemIndex?: number,
+): Promise<IDataObject> {
+	const body: IDataObject = {
+		event_type: eventType,
+		settings: {
+			method: settings.method,
+			url: settings.url,
+			headers: settings.headers,
+			...(settings.timeout !== undefined ? { timeout: settings.timeout } : {}),
+			...(settings.retryLimit !== undefined ? { retry_limit: settings.retryLimit } : {}),
+		},
+	};
+	return (await serviceRequest.call(this, {
+		operation: 'Create Webhook Module',
+		method: 'POST',
+		path: '/v1/modules/webhook',
+		body,
+		answer: 'record',
+		itemIndex,
+	})) as IDataObject;
+}
+
+interface PreparedWebhookModule {
+	eventType: string;
+	settings: DeliverySettings;
+}
+
+export const operation: PerItemOperation<PreparedWebhookModule> = {
+	kind: 'perItem',
+
+	prepare(itemIndex, params) {
+		const eventType = params.get<unknown>('eventType', itemIndex);
+		if (typeof eventType !== 'string' || !EVENT_TYPE_VALUES.has(eventType)) {
+			throw new InvalidInputError('Event Type', `must be one of ${[...EVENT_TYPE_VALUES].join(', ')}, got ${quote(eventType)}`);
+		}
+		return { eventType, settings: readDeliverySettings(params, itemIndex) };
+	},
+
+	async send({ eventType, settings }, itemIndex) {
+		return await createWebhookModule.call(this, eventType, settings, itemIndex);
+	},
+};
