@@ -1,0 +1,212 @@
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { createWebhookModule } from '../CampaignCalling/actions/webhookModule/create.operation';
+import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../CampaignCalling/vocabulary';
+import {
+	EVENT_HEADER,
+	SECRET_HEADER,
+	constantTimeEquals,
+	newSecret,
+	parseDelivery,
+	readRegistrations,
+	withoutSecret,
+} from './delivery';
+
+const GROUP_LABELS: Record<string, string> = {
+	call: 'Call',
+	conversation: 'Conversation',
+	campaign: 'Campaign',
+};
+
+export class CampaignCallingTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Campaign Calling Trigger',
+		name: 'campaignCallingTrigger',
+		icon: { light: 'file:campaignCallingTrigger.svg', dark: 'file:campaignCallingTrigger.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow when a call ends, a campaign completes or another calling event happens',
+		defaults: { name: 'Campaign Calling Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'campaignCallingApi', required: true }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'Activating this workflow registers one webhook module per selected event at the service. The service offers no way to remove them, so they stay registered after deactivation and are reused when you activate again.',
+				name: 'notice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				default: ['call.ended'],
+				description: 'The events that start this workflow',
+				options: EVENT_TYPES.map(({ group, name, value, description }) => ({
+					name: `${GROUP_LABELS[group]}: ${name.replace(new RegExp(`^${GROUP_LABELS[group]} `), '')}`,
+					value,
+					description,
+				})),
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Include Headers',
+						name: 'includeHeaders',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether each item also carries the delivery\'s HTTP headers (under "headers"), without this node\'s secret',
+					},
+					{
+						displayName: 'Retry Limit',
+						name: 'retryLimit',
+						type: 'number',
+						typeOptions: { minValue: 0, maxValue: 100 },
+						default: 3,
+						description: 'How many times the service retries a delivery n8n did not accept',
+					},
+					{
+						displayName: 'Timeout',
+						name: 'timeout',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 3600 },
+						default: 30,
+						description:
+							'How long the service waits for n8n to answer a delivery. The service does not document the unit; seconds are assumed.',
+					},
+				],
+			},
+		],
+	};
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				const webhookUrl = this.getNodeWebhookUrl('default') as string;
+				const events = selectedEvents.call(this);
+				const state = readRegistrations(this.getWorkflowStaticData('node'));
+				const modules = state.registrations[webhookUrl] ?? {};
+				return state.secret !== undefined && events.every((event) => modules[event] !== undefined);
+			},
+
+			async create(this: IHookFunctions): Promise<boolean> {
+				const webhookUrl = this.getNodeWebhookUrl('default') as string;
+				const events = selectedEvents.call(this);
+				const options = this.getNodeParameter('options', {}) as IDataObject;
+				const staticData = this.getWorkflowStaticData('node');
+				const state = readRegistrations(staticData);
+
+				// One secret per node, kept for good: modules registered earlier still send it.
+				const secret = state.secret ?? newSecret();
+				staticData.secret = secret;
+				const modules = { ...(state.registrations[webhookUrl] ?? {}) };
+
+				for (const event of events) {
+					if (modules[event] !== undefined) continue;
+					const record = await createWebhookModule.call(this, event, {
+						method: 'POST',
+						url: webhookUrl,
+						headers: { [SECRET_HEADER]: secret, [EVENT_HEADER]: event },
+						timeout: options.timeout as number | undefined,
+						retryLimit: options.retryLimit as number | undefined,
+					});
+					modules[event] = typeof record.id === 'string' ? record.id : 'unknown';
+					// Saved after each module, so a failure part-way does not register the others twice.
+					staticData.registrations = { ...state.registrations, [webhookUrl]: { ...modules } };
+				}
+				return true;
+			},
+
+			async delete(this: IHookFunctions): Promise<boolean> {
+				const webhookUrl = this.getNodeWebhookUrl('default') as string;
+				const state = readRegistrations(this.getWorkflowStaticData('node'));
+				const kept = Object.keys(state.registrations[webhookUrl] ?? {}).length;
+				// The service shows no endpoint to list or delete modules: they stay registered and the
+				// record of them stays here, so the next activation reuses them instead of adding more.
+				this.logger.info(
+					`Campaign Calling Trigger: ${kept} webhook module(s) remain registered at the service for this node; they will be reused on the next activation.`,
+				);
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const request = this.getRequestObject();
+		const response = this.getResponseObject();
+		const state = readRegistrations(this.getWorkflowStaticData('node'));
+
+		const presented = request.headers[SECRET_HEADER];
+		if (state.secret === undefined || typeof presented !== 'string' || !constantTimeEquals(presented, state.secret)) {
+			response.status(401).json({ status: 'error', message: 'Unauthorized' });
+			return { noWebhookResponse: true };
+		}
+
+		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const delivery = parseDelivery(request);
+		if (!delivery.ok) {
+			response.status(delivery.statusCode).json({ status: 'error', message: delivery.message });
+			return { noWebhookResponse: true };
+		}
+
+		const registeredEvent = request.headers[EVENT_HEADER];
+		const fallbackEvent =
+			typeof registeredEvent === 'string' && EVENT_TYPE_VALUES.has(registeredEvent) ? registeredEvent : undefined;
+		const events = new Set(selectedEvents.call(this));
+		const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
+
+		const items: INodeExecutionData[] = [];
+		for (const entry of delivery.entries) {
+			const json: IDataObject = { ...entry };
+			if (typeof json.event_type !== 'string' && fallbackEvent !== undefined) json.event_type = fallbackEvent;
+			// Modules of events no longer selected still deliver here; they are acknowledged and dropped.
+			if (typeof json.event_type !== 'string' || !events.has(json.event_type)) continue;
+			if (headers) json.headers = headers;
+			items.push({ json });
+		}
+
+		const acknowledgement = { status: 'ok', received: delivery.entries.length, accepted: items.length };
+		if (items.length === 0) return { webhookResponse: acknowledgement };
+		return { webhookResponse: acknowledgement, workflowData: [items] };
+	}
+}
+
+function selectedEvents(this: IHookFunctions | IWebhookFunctions): string[] {
+	const events = this.getNodeParameter('events', []) as string[];
+	const unknown = events.filter((event) => !EVENT_TYPE_VALUES.has(event));
+	if (events.length === 0 || unknown.length > 0) {
+		throw new NodeOperationError(
+			this.getNode(),
+			events.length === 0 ? 'Select at least one event' : `Unknown event type: ${unknown.join(', ')}`,
+			{ description: `Choose from: ${[...EVENT_TYPE_VALUES].join(', ')}.` },
+		);
+	}
+	return events;
+}

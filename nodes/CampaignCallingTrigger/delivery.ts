@@ -1,0 +1,98 @@
+import type { IDataObject } from 'n8n-workflow';
+import { randomString } from 'n8n-workflow';
+
+/** Header carrying the secret only this node knows; every module it registers sends it. */
+export const SECRET_HEADER = 'x-campaign-calling-secret';
+/** Header naming the event type a module was registered for, for bodies without `event_type`. */
+export const EVENT_HEADER = 'x-campaign-calling-event';
+
+/** Deliveries larger than this are refused; call transcripts are far smaller. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** What the node keeps in its static data between activations. */
+export interface TriggerState {
+	secret: string | undefined;
+	/** Per webhook URL (production and test URLs differ): event type → webhook module id. */
+	registrations: Record<string, Record<string, string>>;
+}
+
+export function readRegistrations(staticData: IDataObject): TriggerState {
+	const secret = typeof staticData.secret === 'string' && staticData.secret !== '' ? staticData.secret : undefined;
+	const registrations: TriggerState['registrations'] = {};
+	const stored = staticData.registrations;
+	if (stored && typeof stored === 'object' && !Array.isArray(stored)) {
+		for (const [url, modules] of Object.entries(stored as IDataObject)) {
+			if (!modules || typeof modules !== 'object' || Array.isArray(modules)) continue;
+			registrations[url] = {};
+			for (const [event, id] of Object.entries(modules as IDataObject)) {
+				if (typeof id === 'string') registrations[url][event] = id;
+			}
+		}
+	}
+	return { secret, registrations };
+}
+
+/** 64 characters from a 62-letter alphabet: about 381 bits from the platform's secure generator. */
+export function newSecret(): string {
+	return randomString(64);
+}
+
+/** Compares without returning early on the first differing character. */
+export function constantTimeEquals(presented: string, expected: string): boolean {
+	let difference = presented.length ^ expected.length;
+	for (let i = 0; i < expected.length; i++) {
+		difference |= (presented.charCodeAt(i) || 0) ^ expected.charCodeAt(i);
+	}
+	return difference === 0;
+}
+
+export function withoutSecret(headers: Record<string, unknown>): IDataObject {
+	const copy: IDataObject = {};
+	for (const [name, value] of Object.entries(headers)) {
+		if (name.toLowerCase() !== SECRET_HEADER) copy[name] = value as IDataObject[string];
+	}
+	return copy;
+}
+
+interface DeliveryRequest {
+	headers: Record<string, string | string[] | undefined>;
+	body?: unknown;
+	rawBody?: { length: number; toString(encoding: 'utf8'): string };
+}
+
+export type ParsedDelivery =
+	| { ok: true; entries: IDataObject[] }
+	| { ok: false; statusCode: number; message: string };
+
+/** Checks a delivery's type, size and JSON; yields one entry per object of the body. */
+export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
+	const contentType = String(request.headers['content-type'] ?? '');
+	if (!/[/+]json\b/i.test(contentType)) {
+		return { ok: false, statusCode: 415, message: 'Send the event as JSON (Content-Type: application/json)' };
+	}
+	const declaredLength = Number(request.headers['content-length'] ?? 0);
+	const size = request.rawBody?.length ?? declaredLength;
+	if (size > MAX_BODY_BYTES || declaredLength > MAX_BODY_BYTES) {
+		return { ok: false, statusCode: 413, message: `The event is larger than ${MAX_BODY_BYTES} bytes` };
+	}
+
+	let body: unknown = request.body;
+	const parsedByN8n = Array.isArray(body) || (isObject(body) && Object.keys(body).length > 0);
+	// n8n leaves an empty body when it could not parse one; the raw bytes tell a malformed body apart.
+	if (!parsedByN8n && request.rawBody && request.rawBody.length > 0) {
+		try {
+			body = JSON.parse(request.rawBody.toString('utf8'));
+		} catch {
+			body = undefined;
+		}
+	}
+	const entries = Array.isArray(body) ? body : [body];
+	if (body === undefined || body === null || !entries.every((entry) => isObject(entry))) {
+		return { ok: false, statusCode: 400, message: 'The body must be a JSON object or an array of objects' };
+	}
+	return { ok: true, entries: entries as IDataObject[] };
+}
+
+function isObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
