@@ -5,6 +5,7 @@ import * as campaign from './actions/campaign';
 import * as contact from './actions/contact';
 import * as integration from './actions/integration';
 import { router } from './actions/router';
+import { requestOptionsProperty } from './actions/shared/requestOptions';
 import * as webhookFlow from './actions/webhookFlow';
 import * as webhookModule from './actions/webhookModule';
 
@@ -42,6 +43,7 @@ export class CampaignCalling implements INodeType {
 			...webhookFlow.description,
 			...integration.description,
 			...webhookModule.description,
+			requestOptionsProperty,
 		],
 	
 	};

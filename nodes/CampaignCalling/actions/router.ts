@@ -4,7 +4,9 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import * as campaign from './campaign';
 import * as contact from './contact';
 import * as integration from './integration';
+import { tuneRequests } from '../transport';
 import { ParameterReader } from './shared/parameters';
+import { readRequestTuning } from './shared/requestOptions';
 import { InvalidInputError } from './shared/validation';
 import * as webhookFlow from './webhookFlow';
 import * as webhookModule from './webhookModule';
@@ -80,6 +82,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	const params = new ParameterReader(this);
+	try {
+		tuneRequests(this, readRequestTuning(params));
+	} catch (error) {
+		throw toNodeError.call(this, error, 0);
+	}
 	const continueOnFail = this.continueOnFail();
 	const results: ItemResult[] = new Array(items.length);
 

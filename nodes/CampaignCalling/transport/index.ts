@@ -34,6 +34,19 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, initialDelayMs
 /** No request waits longer than this unless the caller asks for another limit. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
+/** How hard the transport tries: set once per execution from the node's Request Options. */
+export interface RequestTuning {
+	retry: RetryPolicy;
+	timeoutMs: number;
+}
+
+const tuningByExecution = new WeakMap<object, RequestTuning>();
+
+/** Applies Request Options to every request made through this execution context. */
+export function tuneRequests(context: ServiceContext, tuning: RequestTuning): void {
+	tuningByExecution.set(context, tuning);
+}
+
 export interface ServiceRequest {
 	/** The user-facing name of the operation, used in every error message ("Add Contacts"). */
 	operation: string;
@@ -47,8 +60,6 @@ export interface ServiceRequest {
 	itemIndex?: number;
 	/** What the user can check when the service answers `status: "error"`. */
 	errorHint?: string;
-	retry?: RetryPolicy;
-	timeoutMs?: number;
 }
 
 interface HttpAnswer {
@@ -115,6 +126,7 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		});
 	}
 
+	const tuning = tuningByExecution.get(this) ?? { retry: DEFAULT_RETRY_POLICY, timeoutMs: DEFAULT_TIMEOUT_MS };
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
@@ -123,11 +135,11 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		json: true,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+		timeout: tuning.timeoutMs,
 	};
 
 	const failure = new ServiceFailureFactory(this, request, credentials.apiKey, baseUrl);
-	const answer = await sendWithRetries.call(this, options, request, failure);
+	const answer = await sendWithRetries.call(this, options, request, tuning.retry, failure);
 	return interpretAnswer(answer, request, failure);
 }
 
@@ -135,9 +147,9 @@ async function sendWithRetries(
 	this: ServiceContext,
 	options: IHttpRequestOptions,
 	request: ServiceRequest,
+	policy: RetryPolicy,
 	failure: ServiceFailureFactory,
 ): Promise<HttpAnswer> {
-	const policy = request.retry ?? DEFAULT_RETRY_POLICY;
 	const isRead = request.method === 'GET';
 	for (let attempt = 0; ; attempt++) {
 		let answer: HttpAnswer | undefined;

@@ -1,0 +1,50 @@
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import type { RequestTuning } from '../../transport';
+import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../transport';
+import type { ParameterReader } from './parameters';
+import { requireIntegerInRange } from './validation';
+
+const MAX_RETRIES = 10;
+const MAX_TIMEOUT_SECONDS = 600;
+
+/** Node-wide settings of how requests to the service are made, for every operation. */
+export const requestOptionsProperty: INodeProperties = {
+	displayName: 'Request Options',
+	name: 'requestOptions',
+	type: 'collection',
+	placeholder: 'Add Request Option',
+	default: {},
+	options: [
+		{
+			displayName: 'Max Retries',
+			name: 'maxRetries',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
+			default: 3,
+			description:
+				'How often a read (Get) is repeated after a temporary failure (HTTP 5xx, 429, dropped connection), waiting longer each time. Writes are repeated only when the service was never reached. 0 turns retries off.',
+		},
+		{
+			displayName: 'Timeout (Seconds)',
+			name: 'timeoutSeconds',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: MAX_TIMEOUT_SECONDS },
+			default: 60,
+			description: 'How long to wait for the service to answer one request',
+		},
+	],
+};
+
+export function readRequestTuning(params: ParameterReader): RequestTuning {
+	const options = params.get<IDataObject>('requestOptions', 0, {});
+	const maxRetries =
+		options.maxRetries === undefined
+			? DEFAULT_RETRY_POLICY.maxRetries
+			: requireIntegerInRange(options.maxRetries, 'Request Options → Max Retries', 0, MAX_RETRIES);
+	const timeoutSeconds =
+		options.timeoutSeconds === undefined
+			? DEFAULT_TIMEOUT_MS / 1000
+			: requireIntegerInRange(options.timeoutSeconds, 'Request Options → Timeout (Seconds)', 1, MAX_TIMEOUT_SECONDS);
+	return { retry: { ...DEFAULT_RETRY_POLICY, maxRetries }, timeoutMs: timeoutSeconds * 1000 };
+}

@@ -1,0 +1,129 @@
+/**
+ * Runs the package's nodes inside n8n's own execution contexts (n8n-core's ExecuteContext and
+ * HookContext/WebhookContext stand-ins) so tests get n8n's real parameter and expression
+ * handling, continueOnFail, execution metadata helpers and HTTP stack (axios through
+ * httpRequestWithAuthentication). Only the credential store is faked: it hands out the
+ * credential data given, and applies the credential's own `authenticate` definition.
+ */
+import { ExecuteContext } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
+import { Workflow, createRunExecutionData } from 'n8n-workflow';
+
+import { CampaignCallingApi } from '../../credentials/CampaignCallingApi.credentials';
+import { CampaignCalling } from '../../nodes/CampaignCalling/CampaignCalling.node';
+
+export interface CredentialData {
+	baseUrl: string;
+	apiKey: string;
+}
+
+export interface RunOptions {
+	parameters: IDataObject;
+	items?: INodeExecutionData[];
+	credentials: CredentialData;
+	continueOnFail?: boolean;
+}
+
+const credentialType = new CampaignCallingApi();
+
+/** Applies the credential's generic `authenticate` block the way n8n does for this credential. */
+function authenticate(credentials: ICredentialDataDecryptedObject, options: IHttpRequestOptions): IHttpRequestOptions {
+	const headers = credentialType.authenticate.properties.headers ?? {};
+	const resolved: Record<string, string> = {};
+	for (const [name, template] of Object.entries(headers)) {
+		resolved[name] = String(template).replace(/^=/, '').replace('{{$credentials.apiKey}}', String(credentials.apiKey));
+	}
+	return { ...options, headers: { ...options.headers, ...resolved } };
+}
+
+export function additionalDataFor(credentials: CredentialData): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper: {
+			getParentTypes: () => [],
+			isCredentialUsableByNode: () => true,
+			getDecrypted: async () => ({ ...credentials }),
+			preAuthentication: async () => undefined,
+			authenticate: async (data: ICredentialDataDecryptedObject, _type: string, options: IHttpRequestOptions) =>
+				authenticate(data, options),
+		},
+		executionId: 'test-execution',
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		variables: {},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+export function nodeTypesFor(nodeType: INodeType): INodeTypes {
+	return {
+		getByName: () => nodeType,
+		getByNameAndVersion: () => nodeType,
+		getKnownTypes: () => ({}),
+	} as unknown as INodeTypes;
+}
+
+/** Builds n8n's real ExecuteContext for the action node over the given items. */
+export function executeContextFor(options: RunOptions): { context: ExecuteContext; node: INode; nodeType: CampaignCalling } {
+	const nodeType = new CampaignCalling();
+	const node: INode = {
+		id: 'node-under-test',
+		name: 'Campaign Calling',
+		type: 'n8n-nodes-campaign-calling.campaignCalling',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: options.parameters as INode['parameters'],
+		credentials: { campaignCallingApi: { id: 'credential-1', name: 'Campaign Calling account' } },
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+	};
+	const workflow = new Workflow({
+		id: 'workflow-under-test',
+		name: 'Test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: nodeTypesFor(nodeType),
+	});
+	const items = options.items ?? [{ json: {} }];
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalDataFor(options.credentials),
+		'manual',
+		createRunExecutionData(),
+		0,
+		items,
+		{ main: [items] },
+		{ node, data: { main: [items] }, source: null },
+		[],
+	);
+	return { context, node, nodeType };
+}
+
+/** Runs the action node once and returns its single output. */
+export async function runActionNode(options: RunOptions): Promise<INodeExecutionData[]> {
+	const { context, nodeType } = executeContextFor(options);
+	const [output] = await nodeType.execute.call(context);
+	return output;
+}
+
+/** Runs the action node and returns the error it throws (fails the test when it does not throw). */
+export async function runActionNodeExpectingError(options: RunOptions): Promise<Error & { description?: string; context?: IDataObject }> {
+	try {
+		await runActionNode(options);
+	} catch (error) {
+		return error as Error & { description?: string; context?: IDataObject };
+	}
+	throw new Error('The node did not fail');
+}
