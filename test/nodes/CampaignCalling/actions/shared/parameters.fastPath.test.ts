@@ -1,0 +1,104 @@
+import { ParameterReader, parseJsonReference } from '../../../../../nodes/CampaignCalling/actions/shared/parameters';
+import { executeContextFor } from '../../../../helpers/n8nContext.ts';
+
+const credentials = { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused-key' };
+
+/** Values of every kind an item can hold, under plain, nested and awkward keys. */
+const item = {
+	text: 'Ada',
+	empty: '',
+	spaced: '  padded  ',
+	number: 42,
+	float: 1.5,
+	zero: 0,
+	negative: -7,
+	yes: true,
+	no: false,
+	nothing: null,
+	object: { a: 1, b: [1, 2] },
+	list: ['x', 'y'],
+	nested: { deeper: { name: 'Grace', count: 3, off: false, gone: null } },
+	'with space': 'spaced key',
+	'dash-key': 'dashed',
+	unicode: 'Zoë 👋',
+};
+
+const expressions = [
+	'={{ $json.text }}',
+	'={{$json.text}}',
+	'={{ $json.empty }}',
+	'={{ $json.spaced }}',
+	'={{ $json.number }}',
+	'={{ $json.float }}',
+	'={{ $json.zero }}',
+	'={{ $json.negative }}',
+	'={{ $json.yes }}',
+	'={{ $json.no }}',
+	'={{ $json.nothing }}',
+	'={{ $json.missing }}',
+	'={{ $json.object }}',
+	'={{ $json.list }}',
+	'={{ $json.nested.deeper.name }}',
+	'={{ $json.nested.deeper.count }}',
+	'={{ $json.nested.deeper.off }}',
+	'={{ $json.nested.deeper.gone }}',
+	'={{ $json.nested.deeper.absent }}',
+	'={{ $json.missing.name }}',
+	'={{ $json.nothing.name }}',
+	'={{ $json.text.length }}',
+	'={{ $json["with space"] }}',
+	"={{ $json['dash-key'] }}",
+	'={{ $json.unicode }}',
+	'={{ $json.text.toUpperCase() }}',
+	'={{ $json.text }} Lovelace',
+	'={{ $json.number + 1 }}',
+];
+
+describe('ParameterReader fast path for {{ $json.path }}', () => {
+	it.each(expressions)('returns exactly what n8n evaluates for %s', (expression) => {
+		const { context } = executeContextFor({
+			credentials,
+			items: [{ json: item }, { json: { ...item, text: 'Grace' } }],
+			parameters: { resource: 'contact', operation: 'get', contactId: expression },
+		});
+		const reader = new ParameterReader(context);
+		for (const itemIndex of [0, 1]) {
+			expect(reader.get('contactId', itemIndex)).toEqual(context.getNodeParameter('contactId', itemIndex));
+		}
+	});
+
+	it('recognises only plain key paths', () => {
+		expect(parseJsonReference('={{ $json.a.b }}')).toEqual(['a', 'b']);
+		expect(parseJsonReference('={{ $json["a b"].c }}')).toEqual(['a b', 'c']);
+		expect(parseJsonReference('={{ $json.a() }}')).toBeNull();
+		expect(parseJsonReference('={{ $json[0] }}')).toBeNull();
+		expect(parseJsonReference('={{ $json.__proto__ }}')).toBeNull();
+		expect(parseJsonReference('={{ $json.a }} and more')).toBeNull();
+		expect(parseJsonReference('{{ $json.a }}')).toBeNull();
+		expect(parseJsonReference('={{ $("Node").item.json.a }}')).toBeNull();
+	});
+
+	it('evaluates a parameter without expressions once per execution', () => {
+		const { context } = executeContextFor({
+			credentials,
+			items: [{ json: item }, { json: item }, { json: item }],
+			parameters: { resource: 'contact', operation: 'get', contactId: 'fixed-value' },
+		});
+		const spy = jest.spyOn(context, 'getNodeParameter');
+		const reader = new ParameterReader(context);
+		expect([0, 1, 2].map((index) => reader.get('contactId', index))).toEqual(['fixed-value', 'fixed-value', 'fixed-value']);
+		expect(spy).toHaveBeenCalledTimes(1);
+	});
+
+	it('reads {{ $json.path }} without n8n\'s evaluator when the value is plain', () => {
+		const { context } = executeContextFor({
+			credentials,
+			items: [{ json: item }, { json: item }],
+			parameters: { resource: 'contact', operation: 'get', contactId: '={{ $json.text }}' },
+		});
+		const spy = jest.spyOn(context, 'getNodeParameter');
+		const reader = new ParameterReader(context);
+		expect([reader.get('contactId', 0), reader.get('contactId', 1)]).toEqual(['Ada', 'Ada']);
+		expect(spy).not.toHaveBeenCalled();
+	});
+});
