@@ -9,6 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { readDeliveryLimits } from '../CampaignCalling/actions/shared/moduleSettings';
 import { createWebhookModule } from '../CampaignCalling/actions/webhookModule/create.operation';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../CampaignCalling/vocabulary';
 import {
@@ -119,7 +120,7 @@ export class CampaignCallingTrigger implements INodeType {
 			async create(this: IHookFunctions): Promise<boolean> {
 				const webhookUrl = this.getNodeWebhookUrl('default') as string;
 				const events = selectedEvents.call(this);
-				const options = this.getNodeParameter('options', {}) as IDataObject;
+				const limits = deliveryLimits.call(this);
 				const staticData = this.getWorkflowStaticData('node');
 				const state = readRegistrations(staticData);
 
@@ -134,8 +135,7 @@ export class CampaignCallingTrigger implements INodeType {
 						method: 'POST',
 						url: webhookUrl,
 						headers: { [SECRET_HEADER]: secret, [EVENT_HEADER]: event },
-						timeout: options.timeout as number | undefined,
-						retryLimit: options.retryLimit as number | undefined,
+						...limits,
 					});
 					modules[event] = typeof record.id === 'string' ? record.id : 'unknown';
 					// Saved after each module, so a failure part-way does not register the others twice.
@@ -195,6 +195,17 @@ export class CampaignCallingTrigger implements INodeType {
 		const acknowledgement = { status: 'ok', received: delivery.entries.length, accepted: items.length };
 		if (items.length === 0) return { webhookResponse: acknowledgement };
 		return { webhookResponse: acknowledgement, workflowData: [items] };
+	}
+}
+
+function deliveryLimits(this: IHookFunctions): { timeout: number; retryLimit: number } {
+	const options = this.getNodeParameter('options', {}) as IDataObject;
+	try {
+		return readDeliveryLimits(options);
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), (error as Error).message, {
+			description: (error as { hint?: string }).hint,
+		});
 	}
 }
 

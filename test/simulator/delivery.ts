@@ -12,8 +12,8 @@
  * To keep the simulator off the network it delivers only to loopback hosts.
  */
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+import * as http from 'node:http';
+import * as https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEMO } from './data.ts';
 import { EVENT_TYPES, isPlainObject } from './validation.ts';

@@ -3,7 +3,7 @@
  * the seven endpoints, per-request fault injection, event delivery to webhook modules, and control
  * routes under /__sim/ for drivers in another process. It listens on 127.0.0.1 only by default.
  */
-import http from 'node:http';
+import * as http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,7 +1,7 @@
 /**
  * The simulator driven over real HTTP, as the nodes and the e2e harness drive it.
  */
-import http from 'node:http';
+import * as http from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { DEMO, startSimulator } from './server.ts';
 import type { DeliveryResult, FaultSpec, Simulator } from './server.ts';

@@ -158,7 +158,14 @@ async function runBatched(
 			fail(i, error);
 		}
 	}
-	const { batchSize, parallelRequests } = operation.batching.call(this, params);
+	let batching: { batchSize: number; parallelRequests: number };
+	try {
+		batching = operation.batching.call(this, params);
+	} catch (error) {
+		// Node-wide options, read once: a bad value stops the run, as Request Options do.
+		throw toNodeError.call(this, error, 0);
+	}
+	const { batchSize, parallelRequests } = batching;
 	const batches = packBatches(shares, batchSize);
 
 	// Answers per item, filled as batches come back; an item succeeds when all its units have one.

@@ -121,7 +121,9 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 	try {
 		baseUrl = normaliseBaseUrl(credentials.baseUrl);
 	} catch (error) {
-		throw new NodeOperationError(node, `${request.operation} failed: ${(error as Error).message}`, {
+		const item = request.itemIndex === undefined ? '' : ` [item ${request.itemIndex}]`;
+		const message = redactSecret(`${request.operation} failed: ${(error as Error).message}${item}`, credentials.apiKey);
+		throw new NodeOperationError(node, message, {
 			itemIndex: request.itemIndex,
 		});
 	}
@@ -133,6 +135,9 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		qs: request.qs,
 		body: request.body,
 		json: true,
+		// The raw text, parsed below: axios' own parsing turns a JSON string answer ("ok") into
+		// text that can no longer be told apart from a body that is not JSON at all.
+		encoding: 'text',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		timeout: tuning.timeoutMs,

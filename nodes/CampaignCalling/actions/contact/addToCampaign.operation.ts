@@ -37,7 +37,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. 3f1c2b9a-4d5e-4f60-8a7b-9c0d1e2f3a4b',
-		description: 'The campaign that will call these contacts. ,.',
+		description: 'The ID of the campaign that will call these contacts',
 	},
 	{
 		displayName: 'Input Mode',

@@ -16,7 +16,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. 9b2e7c1d-3a4f-4b5c-8d6e-7f8091a2b3c4',
-		description: 'The contact to read, with the outcome of its last call. ,.',
+		description: 'The ID of the contact to read, with the outcome of its last call',
 	},
 ];
 

@@ -51,8 +51,8 @@ export const operation: PerItemOperation<PreparedIntegration> = {
 				webhook_method: settings.method,
 				url: settings.url,
 				headers: settings.headers,
-				...(settings.timeout !== undefined ? { timeout: settings.timeout } : {}),
-				...(settings.retryLimit !== undefined ? { retry_limit: settings.retryLimit } : {}),
+				timeout: settings.timeout,
+				retry_limit: settings.retryLimit,
 			},
 		};
 		return (await serviceRequest.call(this, {

@@ -8,9 +8,13 @@ export interface DeliverySettings {
 	method: string;
 	url: string;
 	headers: Record<string, string>;
-	timeout?: number;
-	retryLimit?: number;
+	timeout: number;
+	retryLimit: number;
 }
+
+/** Sent when the user sets no Timeout / Retry Limit: the contract's settings always carry both. */
+export const DEFAULT_DELIVERY_TIMEOUT = 30;
+export const DEFAULT_DELIVERY_RETRY_LIMIT = 3;
 
 const MAX_TIMEOUT = 3600;
 const MAX_RETRY_LIMIT = 100;
@@ -106,6 +110,20 @@ export function headersFromList(value: unknown): Record<string, string> {
 	return headers;
 }
 
+/** Timeout and Retry Limit from an Options collection, checked, with the defaults filled in. */
+export function readDeliveryLimits(options: IDataObject): { timeout: number; retryLimit: number } {
+	return {
+		timeout:
+			options.timeout === undefined
+				? DEFAULT_DELIVERY_TIMEOUT
+				: requireIntegerInRange(options.timeout, 'Options → Timeout', 1, MAX_TIMEOUT),
+		retryLimit:
+			options.retryLimit === undefined
+				? DEFAULT_DELIVERY_RETRY_LIMIT
+				: requireIntegerInRange(options.retryLimit, 'Options → Retry Limit', 0, MAX_RETRY_LIMIT),
+	};
+}
+
 export function readDeliverySettings(params: ParameterReader, itemIndex: number): DeliverySettings {
 	const url = requireHttpUrl(params.get<unknown>('url', itemIndex), 'URL');
 	const options = params.get<IDataObject>('options', itemIndex, {});
@@ -113,15 +131,10 @@ export function readDeliverySettings(params: ParameterReader, itemIndex: number)
 		method: typeof options.method === 'string' && options.method !== '' ? options.method.toUpperCase() : 'POST',
 		url,
 		headers: headersFromList(options.headers),
+		...readDeliveryLimits(options),
 	};
 	if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(settings.method)) {
 		throw new InvalidInputError('Options → Method', `must be GET, POST, PUT, PATCH or DELETE, got ${quote(options.method)}`);
-	}
-	if (options.timeout !== undefined) {
-		settings.timeout = requireIntegerInRange(options.timeout, 'Options → Timeout', 1, MAX_TIMEOUT);
-	}
-	if (options.retryLimit !== undefined) {
-		settings.retryLimit = requireIntegerInRange(options.retryLimit, 'Options → Retry Limit', 0, MAX_RETRY_LIMIT);
 	}
 	return settings;
 }

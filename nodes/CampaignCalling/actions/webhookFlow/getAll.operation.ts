@@ -1,4 +1,5 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { serviceRequest } from '../../transport';
 import type { PerItemOperation } from '../router';
@@ -63,7 +64,16 @@ export const operation: PerItemOperation<PreparedListing> = {
 			itemIndex,
 			errorHint: 'Check the Workspace ID and the API key.',
 		});
-		if (!Array.isArray(flows)) return [];
+		if (flows === null || flows === undefined) return [];
+		if (!Array.isArray(flows)) {
+			const kind = typeof flows === 'object' ? 'an object' : `a ${typeof flows}`;
+			// Treated as "no flows" it would hide a changed or broken answer behind an empty result.
+			throw new NodeOperationError(
+				this.getNode(),
+				`Get Many Webhook Flows failed: the answer's data is not a list of webhook flows, but ${kind}`,
+				{ itemIndex },
+			);
+		}
 		// The spec shows no paging: the service returns the whole listing and Limit trims it here.
 		return (limit === undefined ? flows : flows.slice(0, limit)) as IDataObject[];
 	},

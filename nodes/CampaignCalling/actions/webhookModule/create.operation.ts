@@ -38,8 +38,8 @@ export async function createWebhookModule(
 			method: settings.method,
 			url: settings.url,
 			headers: settings.headers,
-			...(settings.timeout !== undefined ? { timeout: settings.timeout } : {}),
-			...(settings.retryLimit !== undefined ? { retry_limit: settings.retryLimit } : {}),
+			timeout: settings.timeout,
+			retry_limit: settings.retryLimit,
 		},
 	};
 	return (await serviceRequest.call(this, {

@@ -1,14 +1,7 @@
-import { DEMO, startSimulator, type Simulator } from '../../../../simulator/server.ts';
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
+import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../kit.ts';
 
-let simulator: Simulator;
-beforeAll(async () => {
-	simulator = await startSimulator();
-});
-afterAll(async () => simulator.close());
-beforeEach(() => simulator.reset());
-
-const credentials = () => ({ baseUrl: simulator.url, apiKey: DEMO.apiKey });
+const sim = useSimulator();
 const addPath = (id: string) => `/compaign/v1/contacts/addToCampaign/${id}`;
 
 function leads(count: number) {
@@ -17,62 +10,295 @@ function leads(count: number) {
 	}));
 }
 
-describe('Contact → Add to Campaign', () => {
+const fieldsMode = {
+	resource: 'contact',
+	operation: 'addToCampaign',
+	campaignId: DEMO.campaignId,
+	firstName: '={{ $json.first }}',
+	lastName: '={{ $json.last }}',
+	phoneNumber: '={{ $json.phone }}',
+};
+
+describe('Contact → Add to Campaign, fields mode', () => {
 	it('sends 250 mapped items in ceil(250 / 100) = 3 requests, one output item per input item', async () => {
+		const output = await runActionNode({ credentials: sim.credentials(), items: leads(250), parameters: fieldsMode });
+		const posts = sim.requests('/compaign/');
+		expect(posts).toHaveLength(3);
+		expect(posts.map((request) => request.method)).toEqual(['POST', 'POST', 'POST']);
+		expect(posts.map((request) => request.path)).toEqual([addPath(DEMO.campaignId), addPath(DEMO.campaignId), addPath(DEMO.campaignId)]);
+		expect(posts.map((request) => (request.body as unknown[]).length)).toEqual([100, 100, 50]);
+		expect((posts[2].body as unknown[])[49]).toEqual({ firstname: 'Lead249', lastname: 'Doe', phone_number: '+14155550249' });
+		expect(output).toHaveLength(250);
+		output.forEach((item, index) => expect(item.pairedItem).toEqual({ item: index }));
+		expect(output[7].json.contact).toEqual({ firstname: 'Lead7', lastname: 'Doe', phone_number: '+14155550007' });
+		expect(output[7].json.result).toEqual(
+			expect.objectContaining({ phone_number: '+14155550007', campaign_id: DEMO.campaignId, firstname: 'Lead7' }),
+		);
+		expect(output[7].json).toEqual(expect.objectContaining({ campaignId: DEMO.campaignId, added: 1, batch: 0 }));
+		expect(output[100].json.batch).toBe(1);
+		expect(output[249].json.batch).toBe(2);
+		const stored = [...sim.simulator.state.contacts.values()].filter((contact) => contact.lastname === 'Doe');
+		expect(stored).toHaveLength(250);
+	});
+
+	it('sends no metadata when the field is left at its default {}', async () => {
+		await runActionNode({
+			credentials: sim.credentials(),
+			items: leads(1),
+			parameters: { ...fieldsMode, additionalFields: { metadata: '{}' } },
+		});
+		expect(sim.requests()[0].body).toEqual([{ firstname: 'Lead0', lastname: 'Doe', phone_number: '+14155550000' }]);
+	});
+
+	it('sends metadata typed as a JSON string as an object', async () => {
 		const output = await runActionNode({
-			credentials: credentials(),
-			items: leads(250),
+			credentials: sim.credentials(),
+			items: leads(1),
+			parameters: { ...fieldsMode, additionalFields: { metadata: '{"email": "lead0@example.com", "score": 7}' } },
+		});
+		expect(sim.requests()[0].body).toEqual([
+			{
+				firstname: 'Lead0',
+				lastname: 'Doe',
+				phone_number: '+14155550000',
+				metadata: { email: 'lead0@example.com', score: 7 },
+			},
+		]);
+		expect((output[0].json.result as { metadata: unknown }).metadata).toEqual({ email: 'lead0@example.com', score: 7 });
+	});
+
+	it('sends metadata given as an object by an expression, per item', async () => {
+		const items = leads(2).map((item, i) => ({ json: { ...item.json, meta: { email: `lead${i}@example.com`, tags: ['a', i] } } }));
+		await runActionNode({
+			credentials: sim.credentials(),
+			items,
+			parameters: { ...fieldsMode, additionalFields: { metadata: '={{ $json.meta }}' } },
+		});
+		expect((sim.requests()[0].body as Array<{ metadata: unknown }>).map((contact) => contact.metadata)).toEqual([
+			{ email: 'lead0@example.com', tags: ['a', 0] },
+			{ email: 'lead1@example.com', tags: ['a', 1] },
+		]);
+	});
+
+	it('trims names and keeps the phone as typed (the service normalises it)', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			parameters: { ...fieldsMode, firstName: '  Ada ', lastName: ' Lovelace', phoneNumber: '(415) 555-0123' },
+		});
+		expect(sim.requests()[0].body).toEqual([{ firstname: 'Ada', lastname: 'Lovelace', phone_number: '(415) 555-0123' }]);
+		expect((output[0].json.result as { phone_number: string }).phone_number).toBe('+14155550123');
+	});
+
+	it('reads a Campaign ID given by an expression, per item', async () => {
+		const items = leads(2).map((item, i) => ({
+			json: { ...item.json, campaign: i === 0 ? DEMO.campaignId : DEMO.secondCampaignId },
+		}));
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			items,
+			parameters: { ...fieldsMode, campaignId: '={{ $json.campaign }}' },
+		});
+		expect(sim.requests().map((request) => request.path)).toEqual([addPath(DEMO.campaignId), addPath(DEMO.secondCampaignId)]);
+		expect(output.map((item) => item.json.campaignId)).toEqual([DEMO.campaignId, DEMO.secondCampaignId]);
+	});
+});
+
+describe('Contact → Add to Campaign, auto-map mode', () => {
+	it('accepts every documented spelling of the three fields, and metadata as an object or a JSON string', async () => {
+		const items = [
+			{ json: { firstname: 'Ada', lastname: 'Lovelace', phone_number: '+14155550101', metadata: { email: 'ada@example.com' }, ignored: 1 } },
+			{ json: { first_name: 'Grace', last_name: 'Hopper', phone: '+442079460958', metadata: '{"job_title": "Director"}' } },
+			{ json: { firstName: 'Alan', lastName: 'Turing', phoneNumber: '+4930901820' } },
+		];
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			items,
+			parameters: { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, inputMode: 'autoMap' },
+		});
+		expect(sim.requests()).toHaveLength(1);
+		expect(sim.requests()[0].body).toEqual([
+			{ firstname: 'Ada', lastname: 'Lovelace', phone_number: '+14155550101', metadata: { email: 'ada@example.com' } },
+			{ firstname: 'Grace', lastname: 'Hopper', phone_number: '+442079460958', metadata: { job_title: 'Director' } },
+			{ firstname: 'Alan', lastname: 'Turing', phone_number: '+4930901820' },
+		]);
+		expect(output).toHaveLength(3);
+		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(output.map((item) => (item.json.result as { firstname: string }).firstname)).toEqual(['Ada', 'Grace', 'Alan']);
+		expect((output[2].json.result as { number_country_code: string }).number_country_code).toBe('+49');
+	});
+
+	it('prefers the service\'s own spelling when an item carries several', async () => {
+		await runActionNode({
+			credentials: sim.credentials(),
+			items: [{ json: { firstname: 'Ada', first_name: 'Not', firstName: 'This', lastName: 'Lovelace', phone: '+14155550101', phoneNumber: '+19999999999' } }],
+			parameters: { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, inputMode: 'autoMap' },
+		});
+		expect(sim.requests()[0].body).toEqual([{ firstname: 'Ada', lastname: 'Lovelace', phone_number: '+14155550101' }]);
+	});
+
+	it('names the item whose field is missing, before any request', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			items: [
+				{ json: { firstname: 'Ada', lastname: 'Lovelace', phone: '+14155550101' } },
+				{ json: { firstname: 'Grace', surname: 'Hopper', phone: '+442079460958' } },
+			],
+			parameters: { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, inputMode: 'autoMap' },
+		});
+		expect(error.message).toBe('Last Name (lastname) must be text, got nothing [item 1]');
+		expect(sim.requests()).toHaveLength(0);
+	});
+});
+
+describe('Contact → Add to Campaign, JSON mode', () => {
+	const contacts = [
+		{ firstname: 'Ada', lastname: 'Lovelace', phone_number: '+14155550101', metadata: { email: 'ada@example.com' } },
+		{ firstname: 'Grace', lastname: 'Hopper', phone_number: '+442079460958' },
+		{ firstname: 'Alan', lastname: 'Turing', phone_number: '+4930901820', metadata: '{"source": "web"}' },
+	];
+
+	it('sends the contacts of a JSON string, and one output item for the input item', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
 			parameters: {
 				resource: 'contact',
 				operation: 'addToCampaign',
 				campaignId: DEMO.campaignId,
-				firstName: '={{ $json.first }}',
-				lastName: '={{ $json.last }}',
-				phoneNumber: '={{ $json.phone }}',
+				inputMode: 'json',
+				contactsJson: JSON.stringify(contacts, null, 2),
 			},
 		});
-		const posts = simulator.requests.filter((request) => request.path.startsWith('/compaign/'));
-		expect(posts).toHaveLength(3);
-		expect(posts.map((request) => (request.body as unknown[]).length)).toEqual([100, 100, 50]);
-		expect(output).toHaveLength(250);
-		output.forEach((item, index) => expect(item.pairedItem).toEqual({ item: index }));
-		expect(output[7].json.contact).toEqual({ firstname: 'Lead7', lastname: 'Doe', phone_number: '+14155550007' });
-		expect(output[7].json.result).toEqual(expect.objectContaining({ phone_number: '+14155550007', campaign_id: DEMO.campaignId }));
-		expect(output[249].json.batch).toBe(2);
+		expect(sim.requests()).toHaveLength(1);
+		expect(sim.requests()[0].body).toEqual([contacts[0], contacts[1], { ...contacts[2], metadata: { source: 'web' } }]);
+		expect(output).toHaveLength(1);
+		expect(output[0].pairedItem).toEqual({ item: 0 });
+		expect(output[0].json.added).toBe(3);
+		expect(output[0].json.contacts).toEqual([contacts[0], contacts[1], { ...contacts[2], metadata: { source: 'web' } }]);
+		expect((output[0].json.results as Array<{ lastname: string }>).map((result) => result.lastname)).toEqual([
+			'Lovelace',
+			'Hopper',
+			'Turing',
+		]);
+		expect(output[0].json.batch).toBe(0);
+		expect(output[0].json).not.toHaveProperty('contact');
 	});
 
-	it('fails on a bad item before sending anything, naming the item and the field', async () => {
-		const items = leads(3);
-		items[1].json.phone = 'call me maybe';
-		const error = await runActionNodeExpectingError({
-			credentials: credentials(),
+	it('takes a real array from an expression, and splits an item\'s contacts over batches', async () => {
+		const items = [{ json: { list: contacts.slice(0, 2) } }, { json: { list: contacts.slice(2) } }];
+		const output = await runActionNode({
+			credentials: sim.credentials(),
 			items,
 			parameters: {
 				resource: 'contact',
 				operation: 'addToCampaign',
 				campaignId: DEMO.campaignId,
-				firstName: '={{ $json.first }}',
-				lastName: '={{ $json.last }}',
-				phoneNumber: '={{ $json.phone }}',
+				inputMode: 'json',
+				contactsJson: '={{ $json.list }}',
+				options: { batchSize: 1 },
 			},
 		});
-		expect(error.message).toMatch(/Phone Number.*\[item 1\]/);
-		expect(simulator.requests).toHaveLength(0);
+		expect(sim.requests().map((request) => request.body)).toEqual([
+			[contacts[0]],
+			[contacts[1]],
+			[{ ...contacts[2], metadata: { source: 'web' } }],
+		]);
+		expect(output).toHaveLength(2);
+		expect(output[0].json.batch).toEqual([0, 1]);
+		expect(output[0].json.added).toBe(2);
+		expect(output[1].json.batch).toBe(2);
+		expect(output[1].json.contact).toEqual({ ...contacts[2], metadata: { source: 'web' } });
 	});
 
+	it('sends no empty batch for an item whose array is empty, and still outputs that item', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			items: [{ json: { list: [] } }, { json: { list: contacts.slice(1, 2) } }],
+			parameters: {
+				resource: 'contact',
+				operation: 'addToCampaign',
+				campaignId: DEMO.campaignId,
+				inputMode: 'json',
+				contactsJson: '={{ $json.list }}',
+			},
+		});
+		expect(sim.requests().map((request) => request.body)).toEqual([[contacts[1]]]);
+		expect(output).toHaveLength(2);
+		expect(output[0]).toEqual({
+			json: { campaignId: DEMO.campaignId, contacts: [], results: [], added: 0, batch: [] },
+			pairedItem: { item: 0 },
+		});
+		expect(output[1].json.added).toBe(1);
+	});
+
+	it('names the entry of the array that is wrong', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: {
+				resource: 'contact',
+				operation: 'addToCampaign',
+				campaignId: DEMO.campaignId,
+				inputMode: 'json',
+				contactsJson: JSON.stringify([contacts[0], { firstname: 'X', lastname: 'Y', phone_number: 'none' }]),
+			},
+		});
+		expect(error.message).toMatch(/^Phone Number \(phone_number\) of contact 1 in Contacts \(JSON\) may hold only digits.*\[item 0\]$/);
+		expect(sim.requests()).toHaveLength(0);
+	});
+});
+
+describe('Contact → Add to Campaign, answers of the service', () => {
 	it('turns the service\'s error envelope into an error naming the operation, without the key', async () => {
 		const error = await runActionNodeExpectingError({
-			credentials: credentials(),
+			credentials: sim.credentials(),
 			items: [{ json: { firstname: 'Ada', lastname: 'Lovelace', phone_number: '+14155550100' } }],
-			parameters: {
+			parameters: withoutRetries({
 				resource: 'contact',
 				operation: 'addToCampaign',
 				campaignId: DEMO.otherCampaignId,
 				inputMode: 'autoMap',
-			},
+			}),
 		});
 		expect(error.message).toMatch(/^Add Contacts failed: the service answered status "error"/);
+		expect(error.description).toMatch(/campaign ID is unknown or belongs to another company/);
 		expect(JSON.stringify(error)).not.toContain(DEMO.apiKey);
-		expect(simulator.requests.map((request) => request.path)).toEqual([addPath(DEMO.otherCampaignId)]);
+		expect(sim.requests().map((request) => request.path)).toEqual([addPath(DEMO.otherCampaignId)]);
+	});
+
+	it('fails with a JWT, which the service refuses for Add Contacts', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(DEMO.jwt),
+			parameters: withoutRetries({ ...fieldsMode, firstName: 'Ada', lastName: 'Lovelace', phoneNumber: '+14155550100' }),
+		});
+		expect(error.message).toBe('Add Contacts failed: the service answered status "error" (error)');
+		expect(sim.requests()[0].headers.authorization).toBe(`Bearer ${DEMO.jwt}`);
+		expect(error.message).not.toContain(DEMO.jwt);
+	});
+
+	it('fails when the answer is not the envelope', async () => {
+		sim.simulator.injectFault({ kind: 'not-envelope' });
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			items: leads(2),
+			parameters: withoutRetries(fieldsMode),
+		});
+		expect(error.message).toBe('Add Contacts failed: the answer is not the service\'s {status, message, data} envelope');
+		expect(sim.requests()).toHaveLength(1);
+	});
+
+	it('hands a whole-batch answer to every item when data is not one entry per contact', async () => {
+		const server = await startScriptedServer((_request, response) =>
+			sendJson(response, 200, { status: 'ok', message: 'ok', data: { inserted: 2 } }),
+		);
+		try {
+			const output = await runActionNode({
+				credentials: { baseUrl: server.url, apiKey: DEMO.apiKey },
+				items: leads(2),
+				parameters: withoutRetries(fieldsMode),
+			});
+			expect(server.requests).toHaveLength(1);
+			expect(output.map((item) => item.json.result)).toEqual([{ inserted: 2 }, { inserted: 2 }]);
+		} finally {
+			await server.close();
+		}
 	});
 });

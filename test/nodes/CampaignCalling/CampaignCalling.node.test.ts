@@ -1,0 +1,122 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { CampaignCalling } from '../../../nodes/CampaignCalling/CampaignCalling.node';
+
+const { description } = new CampaignCalling();
+
+/** The parameters shown for one resource and operation (by name). */
+function parametersOf(resource: string, operation: string): string[] {
+	return description.properties
+		.filter((property) => {
+			const show = property.displayOptions?.show;
+			if (!show) return true;
+			return (show.resource ?? [resource]).includes(resource) && (show.operation ?? [operation]).includes(operation);
+		})
+		.map((property) => property.name)
+		.filter((name) => name !== 'resource' && name !== 'operation');
+}
+
+function property(resource: string, operation: string, name: string): INodeProperties {
+	const found = description.properties.find(
+		(candidate) =>
+			candidate.name === name &&
+			(candidate.displayOptions?.show?.resource ?? [resource]).includes(resource) &&
+			(candidate.displayOptions?.show?.operation ?? [operation]).includes(operation),
+	);
+	if (!found) throw new Error(`no parameter ${name} for ${resource}/${operation}`);
+	return found;
+}
+
+const valuesOf = (options: INodeProperties['options']) => (options ?? []).map((option) => (option as { value: string }).value);
+const namesOf = (options: INodeProperties['options']) => (options ?? []).map((option) => (option as { name: string }).name);
+
+describe('Campaign Calling node description (the contract\'s stored names)', () => {
+	it('is campaignCalling version 1 with the campaignCallingApi credential', () => {
+		expect(description.name).toBe('campaignCalling');
+		expect(description.displayName).toBe('Campaign Calling');
+		expect(description.version).toBe(1);
+		expect(description.credentials).toEqual([{ name: 'campaignCallingApi', required: true }]);
+	});
+
+	it('offers the five resources with the contract\'s operations', () => {
+		expect(valuesOf(description.properties.find((p) => p.name === 'resource')?.options).sort()).toEqual([
+			'campaign',
+			'contact',
+			'integration',
+			'webhookFlow',
+			'webhookModule',
+		]);
+		const operations = Object.fromEntries(
+			description.properties
+				.filter((p) => p.name === 'operation')
+				.map((p) => [p.displayOptions?.show?.resource?.[0], valuesOf(p.options).sort()]),
+		);
+		expect(operations).toEqual({
+			contact: ['addToCampaign', 'get'],
+			campaign: ['get', 'update'],
+			webhookFlow: ['getAll'],
+			integration: ['create'],
+			webhookModule: ['create'],
+		});
+	});
+
+	it.each([
+		['contact', 'addToCampaign', ['campaignId', 'inputMode', 'firstName', 'lastName', 'phoneNumber', 'additionalFields', 'contactsJson', 'options']],
+		['contact', 'get', ['contactId']],
+		['campaign', 'get', ['campaignId']],
+		['campaign', 'update', ['campaignId', 'updateFields']],
+		['webhookFlow', 'getAll', ['workspaceId', 'returnAll', 'limit']],
+		['integration', 'create', ['integrationType', 'url', 'options']],
+		['webhookModule', 'create', ['eventType', 'url', 'options']],
+	])('%s / %s reads the contract\'s parameters', (resource, operation, names) => {
+		expect(parametersOf(resource, operation).sort()).toEqual([...names, 'requestOptions'].sort());
+	});
+
+	it('Add Contacts has the three input modes, fields by default, and metadata and batch size', () => {
+		const inputMode = property('contact', 'addToCampaign', 'inputMode');
+		expect(inputMode.default).toBe('fields');
+		expect(valuesOf(inputMode.options)).toEqual(['fields', 'autoMap', 'json']);
+		expect(namesOf(property('contact', 'addToCampaign', 'additionalFields').options)).toEqual(['metadata']);
+		expect(namesOf(property('contact', 'addToCampaign', 'options').options)).toEqual(expect.arrayContaining(['batchSize']));
+	});
+
+	it('Update Campaign offers the 20 update fields under their camelCase names', () => {
+		expect(namesOf(property('campaign', 'update', 'updateFields').options).sort()).toEqual(
+			[
+				'name', 'notes', 'status', 'daysOfWeek', 'timeZone', 'contactsListSource', 'contactsListTags',
+				'contactsListCategories', 'contactsListSourceMetadata', 'agentVariablesContactMetadataMapping',
+				'callTimeOfDayFrom', 'callTimeOfDayTo', 'numberOfCallAttempts', 'retryDelay', 'retryDelayUnit',
+				'inboundPhoneNumberId', 'outboundPhoneNumberId', 'webhookMappingVariables', 'webhookMappingVariablesSources', 'webhookId',
+			].sort(),
+		);
+	});
+
+	it('Get Many Webhook Flows defaults to the workspace "default"', () => {
+		expect(property('webhookFlow', 'getAll', 'workspaceId').default).toBe('default');
+	});
+
+	it('offers the spec\'s ten integration types and eleven event types', () => {
+		expect(valuesOf(property('integration', 'create', 'integrationType').options).sort()).toEqual(
+			['salesforce', 'hubspot', 'zoho', 'dynamics', 'slack', 'teams', 'email', 'sheets', 'zapier', 'custom'].sort(),
+		);
+		expect(valuesOf(property('webhookModule', 'create', 'eventType').options).sort()).toEqual(
+			[
+				'call.started', 'call.ended', 'call.failed', 'call.voicemail_detected', 'conversation.transcript',
+				'conversation.intent_detected', 'conversation.entity_captured', 'campaign.started', 'campaign.paused',
+				'campaign.completed', 'campaign.quota_reached',
+			].sort(),
+		);
+	});
+
+	it('module options carry method (default POST), headers, timeout and retryLimit', () => {
+		for (const resource of ['integration', 'webhookModule']) {
+			const options = property(resource, 'create', 'options');
+			expect(namesOf(options.options).sort()).toEqual(['headers', 'method', 'retryLimit', 'timeout']);
+		}
+	});
+
+	it('has no leftover punctuation in its descriptions', () => {
+		const texts = JSON.stringify(description.properties);
+		expect(texts).not.toMatch(/ ,\./);
+	});
+});

@@ -1,0 +1,58 @@
+import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
+import { DEMO, useSimulator, withoutRetries } from '../../kit.ts';
+
+const sim = useSimulator();
+
+describe('Campaign → Get', () => {
+	it('reads the campaign by GET /v1/campaigns/by-id/{id} and outputs the Campaign object', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			parameters: { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId },
+		});
+		expect(sim.requests().map((request) => `${request.method} ${request.path}`)).toEqual([
+			`GET /v1/campaigns/by-id/${DEMO.campaignId}`,
+		]);
+		expect(output).toHaveLength(1);
+		expect(output[0].pairedItem).toEqual({ item: 0 });
+		expect(output[0].json).toEqual(sim.simulator.state.campaigns.get(DEMO.campaignId)?.record);
+		expect(output[0].json).toEqual(
+			expect.objectContaining({ name: 'Spring open house follow-up', days_of_week: [1, 2, 3, 4, 5], retry_delay_unit: ['hours', 'hours'] }),
+		);
+	});
+
+	it('reads one campaign per input item', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			items: [{ json: { c: DEMO.pausedCampaignId } }, { json: { c: DEMO.secondCampaignId } }],
+			parameters: { resource: 'campaign', operation: 'get', campaignId: '={{ $json.c }}' },
+		});
+		expect(output.map((item) => item.json.status)).toEqual(['paused', 'draft']);
+		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+	});
+
+	it('puts the error string the service gives in data into the message', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: withoutRetries({ resource: 'campaign', operation: 'get', campaignId: '123e4567-e89b-12d3-a456-426614174000' }),
+		});
+		expect(error.message).toBe('Get Campaign failed: the service answered status "error" (error: campaign not found)');
+		expect(error.description).toMatch(/Check that the Campaign ID exists/);
+	});
+
+	it('reports "unauthorized" for another company\'s campaign', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: withoutRetries({ resource: 'campaign', operation: 'get', campaignId: DEMO.otherCampaignId }),
+		});
+		expect(error.message).toBe('Get Campaign failed: the service answered status "error" (error: unauthorized)');
+	});
+
+	it('reports "unauthorized" for an unknown key, without the key', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials('not-a-known-key-123456'),
+			parameters: withoutRetries({ resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId }),
+		});
+		expect(error.message).toBe('Get Campaign failed: the service answered status "error" (error: unauthorized)');
+		expect(JSON.stringify(error)).not.toContain('not-a-known-key-123456');
+	});
+});

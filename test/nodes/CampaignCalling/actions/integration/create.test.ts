@@ -1,0 +1,90 @@
+import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
+import { DEMO, useSimulator, withoutRetries } from '../../kit.ts';
+
+const sim = useSimulator();
+
+describe('Integration → Create', () => {
+	it('sends { type, settings: { webhook_method, url, headers, timeout, retry_limit } } and outputs the record', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			parameters: {
+				resource: 'integration',
+				operation: 'create',
+				integrationType: 'hubspot',
+				url: 'https://hooks.example.com/hubspot',
+				options: {
+					method: 'PUT',
+					headers: { header: [{ name: 'X-Api-Key', value: 'abc' }, { name: 'X-Team', value: 'sales' }] },
+					timeout: 45,
+					retryLimit: 5,
+				},
+			},
+		});
+		const [request] = sim.requests();
+		expect(`${request.method} ${request.path}`).toBe('POST /v1/modules/integration');
+		expect(request.body).toEqual({
+			type: 'hubspot',
+			settings: {
+				webhook_method: 'PUT',
+				url: 'https://hooks.example.com/hubspot',
+				headers: { 'X-Api-Key': 'abc', 'X-Team': 'sales' },
+				timeout: 45,
+				retry_limit: 5,
+			},
+		});
+		expect(Object.keys((request.body as { settings: object }).settings)).toEqual(['webhook_method', 'url', 'headers', 'timeout', 'retry_limit']);
+		expect(output).toHaveLength(1);
+		expect(output[0].pairedItem).toEqual({ item: 0 });
+		expect(output[0].json).toEqual({
+			id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+			type: 'hubspot',
+			status: 'active',
+			settings: request.body && (request.body as { settings: object }).settings,
+		});
+		expect(sim.simulator.state.integrationModules.get(output[0].json.id as string)?.companyId).toBe(DEMO.companyId);
+	});
+
+	it('defaults the method to POST and the headers to {}, and sends the default timeout and retry limit', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			parameters: { resource: 'integration', operation: 'create', integrationType: 'slack', url: 'http://127.0.0.1:9/slack' },
+		});
+		expect(sim.requests()[0].body).toEqual({
+			type: 'slack',
+			settings: { webhook_method: 'POST', url: 'http://127.0.0.1:9/slack', headers: {}, timeout: 30, retry_limit: 3 },
+		});
+		expect(output[0].json.settings).toEqual({ webhook_method: 'POST', url: 'http://127.0.0.1:9/slack', headers: {}, timeout: 30, retry_limit: 3 });
+	});
+
+	it('creates one integration per item, the type from an expression', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			items: [{ json: { type: 'zoho' } }, { json: { type: 'teams' } }],
+			parameters: {
+				resource: 'integration',
+				operation: 'create',
+				integrationType: '={{ $json.type }}',
+				url: '=https://hooks.example.com/{{ $json.type }}',
+				options: { method: 'patch' },
+			},
+		});
+		expect(sim.requests().map((request) => request.body)).toEqual([
+			{ type: 'zoho', settings: { webhook_method: 'PATCH', url: 'https://hooks.example.com/zoho', headers: {}, timeout: 30, retry_limit: 3 } },
+			{ type: 'teams', settings: { webhook_method: 'PATCH', url: 'https://hooks.example.com/teams', headers: {}, timeout: 30, retry_limit: 3 } },
+		]);
+		expect(output.map((item) => [item.json.type, item.pairedItem])).toEqual([
+			['zoho', { item: 0 }],
+			['teams', { item: 1 }],
+		]);
+	});
+
+	it('turns the service\'s HTTP 401 into an error naming the operation', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials('unknown-key-1234'),
+			parameters: withoutRetries({ resource: 'integration', operation: 'create', integrationType: 'custom', url: 'https://x.example.com' }),
+		});
+		expect(error.message).toBe('Create Integration failed: the service answered HTTP 401 Unauthorized (unauthorized)');
+		expect(error.description).toMatch(/Check the API key/);
+		expect(sim.requests()).toHaveLength(1);
+	});
+});

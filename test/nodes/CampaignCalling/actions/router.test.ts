@@ -1,0 +1,362 @@
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import { packBatches, runWithLimit } from '../../../../nodes/CampaignCalling/actions/router';
+import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
+import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../kit.ts';
+
+const sim = useSimulator();
+const addPath = (id: string) => `/compaign/v1/contacts/addToCampaign/${id}`;
+
+function leads(count: number, campaignOf: (index: number) => string = () => DEMO.campaignId) {
+	return Array.from({ length: count }, (_, i) => ({
+		json: { first: `Lead${i}`, last: 'Doe', phone: `+1415555${String(i).padStart(4, '0')}`, campaign: campaignOf(i) },
+	}));
+}
+
+const addContacts = (extra: Record<string, unknown> = {}) => ({
+	resource: 'contact',
+	operation: 'addToCampaign',
+	campaignId: '={{ $json.campaign }}',
+	firstName: '={{ $json.first }}',
+	lastName: '={{ $json.last }}',
+	phoneNumber: '={{ $json.phone }}',
+	...extra,
+});
+
+/** Every output item points at an input item, and each input item is covered exactly `per` times. */
+function expectPairedOncePerItem(output: INodeExecutionData[], itemCount: number) {
+	expect(output.map((item) => item.pairedItem)).toEqual(Array.from({ length: itemCount }, (_, item) => ({ item })));
+}
+
+describe('router: per-item operations', () => {
+	const contactItems = [
+		{ json: { id: DEMO.completedContactId } },
+		{ json: { id: 'not-a-uuid' } },
+		{ json: { id: DEMO.otherContactId } },
+		{ json: { id: DEMO.noAnswerContactId } },
+	];
+	const getContact = { resource: 'contact', operation: 'get', contactId: '={{ $json.id }}', requestOptions: { maxRetries: 0 } };
+
+	it('with Continue On Fail, turns each failure into an error item in its place and runs the other items', async () => {
+		const output = await runActionNode({ credentials: sim.credentials(), items: contactItems, parameters: getContact, continueOnFail: true });
+		expect(output).toHaveLength(4);
+		expectPairedOncePerItem(output, 4);
+		expect(output[0].json.id).toBe(DEMO.completedContactId);
+		expect(output[1].json).toEqual({
+			error: 'Contact ID must be a UUID like 123e4567-e89b-12d3-a456-426614174000, got "not-a-uuid" [item 1]',
+			errorDescription: expect.stringContaining('Use the id of a contact'),
+		});
+		expect(output[2].json).toEqual({
+			error: 'Get Contact failed: the service answered status "error" (error)',
+			errorDescription: expect.stringContaining('Check the Contact ID'),
+		});
+		expect(output[3].json.id).toBe(DEMO.noAnswerContactId);
+		// The invalid item was never sent; the others were, once each.
+		expect(sim.requests().map((request) => request.path)).toEqual([
+			`/contacts/${DEMO.completedContactId}`,
+			`/contacts/${DEMO.otherContactId}`,
+			`/contacts/${DEMO.noAnswerContactId}`,
+		]);
+	});
+
+	it('without Continue On Fail, checks every item before the first request', async () => {
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), items: contactItems, parameters: getContact });
+		expect(error.message).toBe('Contact ID must be a UUID like 123e4567-e89b-12d3-a456-426614174000, got "not-a-uuid" [item 1]');
+		expect(error.context?.itemIndex).toBe(1);
+		expect(sim.requests()).toHaveLength(0);
+	});
+
+	it('without Continue On Fail, stops at the first failed request', async () => {
+		const items = [contactItems[0], contactItems[2], contactItems[3]];
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), items, parameters: getContact });
+		expect(error.message).toBe('Get Contact failed: the service answered status "error" (error)');
+		expect(error.context?.itemIndex).toBe(1);
+		expect(sim.requests()).toHaveLength(2);
+	});
+
+	it('pairs every item of a listing with the input item that asked for it', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			items: [{ json: {} }, { json: {} }],
+			parameters: { resource: 'webhookFlow', operation: 'getAll', returnAll: true },
+		});
+		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 1 }, { item: 1 }]);
+	});
+
+	it('answers no input items with no output and no request', async () => {
+		const output = await runActionNode({ credentials: sim.credentials(), items: [], parameters: getContact });
+		expect(output).toEqual([]);
+		expect(sim.requests()).toHaveLength(0);
+	});
+
+	it('refuses an operation it does not know', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: { resource: 'contact', operation: 'delete' },
+		});
+		expect(error.message).toBe('The operation "delete" of "contact" is not supported');
+		expect(sim.requests()).toHaveLength(0);
+	});
+
+	it('refuses bad Request Options for the whole run, even with Continue On Fail', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: { ...getContact, contactId: DEMO.completedContactId, requestOptions: { maxRetries: 11 } },
+			continueOnFail: true,
+		});
+		expect(error.message).toBe('Request Options → Max Retries must be a whole number from 0 to 10, got 11 [item 0]');
+		expect(sim.requests()).toHaveLength(0);
+	});
+});
+
+describe('router: batched operation (Add Contacts)', () => {
+	it('sends 250 items at batch size 100 in exactly 3 requests', async () => {
+		const output = await runActionNode({ credentials: sim.credentials(), items: leads(250), parameters: addContacts({ options: { batchSize: 100 } }) });
+		expect(sim.requests().map((request) => (request.body as unknown[]).length)).toEqual([100, 100, 50]);
+		expect(output).toHaveLength(250);
+		expectPairedOncePerItem(output, 250);
+		expect(output.map((item) => item.json.batch)).toEqual(Array.from({ length: 250 }, (_, i) => Math.floor(i / 100)));
+	});
+
+	it('groups interleaved items per campaign, in input order', async () => {
+		const items = leads(10, (i) => (i % 2 === 0 ? DEMO.campaignId : DEMO.secondCampaignId));
+		const output = await runActionNode({ credentials: sim.credentials(), items, parameters: addContacts({ options: { batchSize: 3 } }) });
+		const sent = sim.requests().map((request) => [
+			request.path,
+			(request.body as Array<{ firstname: string }>).map((contact) => contact.firstname),
+		]);
+		expect(sent).toEqual([
+			[addPath(DEMO.campaignId), ['Lead0', 'Lead2', 'Lead4']],
+			[addPath(DEMO.secondCampaignId), ['Lead1', 'Lead3', 'Lead5']],
+			[addPath(DEMO.campaignId), ['Lead6', 'Lead8']],
+			[addPath(DEMO.secondCampaignId), ['Lead7', 'Lead9']],
+		]);
+		expectPairedOncePerItem(output, 10);
+		expect(output.map((item) => item.json.batch)).toEqual([0, 1, 0, 1, 0, 1, 2, 3, 2, 3]);
+		expect(output.map((item) => (item.json.result as { campaign_id: string }).campaign_id)).toEqual(
+			items.map((item) => item.json.campaign),
+		);
+		expect(output.map((item) => (item.json.result as { firstname: string }).firstname)).toEqual(items.map((item) => item.json.first));
+	});
+
+	it('sends up to 1000 contacts in one request at batch size 1000', async () => {
+		const output = await runActionNode({ credentials: sim.credentials(), items: leads(1000), parameters: addContacts({ options: { batchSize: 1000 } }) });
+		expect(sim.requests()).toHaveLength(1);
+		expect((sim.requests()[0].body as unknown[]).length).toBe(1000);
+		expect(output).toHaveLength(1000);
+	});
+
+	it.each([0, 1001, 2.5])('refuses batch size %p before any request, even with Continue On Fail', async (batchSize) => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			items: leads(2),
+			parameters: addContacts({ options: { batchSize } }),
+			continueOnFail: true,
+		});
+		expect(error.message).toBe(`Batch Size must be a whole number from 1 to 1000, got ${batchSize} [item 0]`);
+		expect(sim.requests()).toHaveLength(0);
+	});
+
+	it('with Continue On Fail, a refused batch gives error items for exactly the items of that batch', async () => {
+		const items = leads(250);
+		// Five digits pass the node's check but not the service's (at least 7): batch 1 is refused whole.
+		items[150].json.phone = '+12345';
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			items,
+			parameters: addContacts({ requestOptions: { maxRetries: 0 } }),
+			continueOnFail: true,
+		});
+		expect(sim.requests()).toHaveLength(3);
+		expect(output).toHaveLength(250);
+		expectPairedOncePerItem(output, 250);
+		const failed = output.flatMap((item, index) => ('error' in item.json ? [index] : []));
+		expect(failed).toEqual(Array.from({ length: 100 }, (_, i) => 100 + i));
+		expect(output[120].json).toEqual({
+			error: 'Add Contacts failed: the service answered status "error" (error)',
+			errorDescription: expect.stringContaining('Check the Campaign ID and the contacts of this batch'),
+			campaignId: DEMO.campaignId,
+			contact: { firstname: 'Lead120', lastname: 'Doe', phone_number: '+14155550120' },
+		});
+		expect(output[99].json.result).toEqual(expect.objectContaining({ firstname: 'Lead99' }));
+		expect(output[200].json.result).toEqual(expect.objectContaining({ firstname: 'Lead200' }));
+		const stored = [...sim.simulator.state.contacts.values()].filter((contact) => contact.lastname === 'Doe');
+		expect(stored).toHaveLength(150);
+	});
+
+	it('with Continue On Fail, keeps the contacts of a failed JSON-mode item', async () => {
+		sim.simulator.injectFault({ kind: 'error-envelope', path: DEMO.secondCampaignId });
+		const contacts = [
+			{ firstname: 'A', lastname: 'B', phone_number: '+14155550001' },
+			{ firstname: 'C', lastname: 'D', phone_number: '+14155550002' },
+		];
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			items: [{ json: { campaign: DEMO.campaignId } }, { json: { campaign: DEMO.secondCampaignId } }],
+			parameters: {
+				resource: 'contact',
+				operation: 'addToCampaign',
+				campaignId: '={{ $json.campaign }}',
+				inputMode: 'json',
+				contactsJson: JSON.stringify(contacts),
+				requestOptions: { maxRetries: 0 },
+			},
+			continueOnFail: true,
+		});
+		expect(output[0].json.added).toBe(2);
+		expect(output[1].json).toEqual(
+			expect.objectContaining({ error: expect.stringMatching(/^Add Contacts failed/), campaignId: DEMO.secondCampaignId, contacts }),
+		);
+		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+	});
+
+	it('with Continue On Fail, an invalid item becomes an error item and the others are sent', async () => {
+		const items = leads(3);
+		items[1].json.phone = 'n/a';
+		const output = await runActionNode({ credentials: sim.credentials(), items, parameters: addContacts(), continueOnFail: true });
+		expect(sim.requests()).toHaveLength(1);
+		expect((sim.requests()[0].body as Array<{ firstname: string }>).map((contact) => contact.firstname)).toEqual(['Lead0', 'Lead2']);
+		expectPairedOncePerItem(output, 3);
+		expect(output[1].json.error).toBe('Phone Number (phone_number) may hold only digits, spaces, + - . ( ), got "n/a" [item 1]');
+		expect(output[0].json.batch).toBe(0);
+		expect(output[2].json.batch).toBe(0);
+	});
+
+	it('without Continue On Fail, stops at the first refused batch and sends no further batch', async () => {
+		sim.simulator.injectFault({ kind: 'http-500', method: 'POST' });
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			items: leads(30),
+			parameters: addContacts({ options: { batchSize: 10 } }),
+		});
+		expect(error.message).toBe('Add Contacts failed: the service answered HTTP 500 Internal Server Error (internal server error)');
+		// A write is not repeated after a 500, and the later batches never start.
+		expect(sim.requests()).toHaveLength(1);
+	});
+
+	describe('Requests in Parallel', () => {
+		/** Holds every request a short while, so batches sent together overlap; counts the most in flight. */
+		async function countingServer() {
+			let inFlight = 0;
+			let maxInFlight = 0;
+			const server = await startScriptedServer(async (request, response) => {
+				inFlight++;
+				maxInFlight = Math.max(maxInFlight, inFlight);
+				await new Promise((resolve) => setTimeout(resolve, 80));
+				inFlight--;
+				sendJson(response, 200, { status: 'ok', message: 'ok', data: request.body });
+			});
+			return { server, maxInFlight: () => maxInFlight };
+		}
+
+		it.each([
+			[1, 1],
+			[3, 3],
+			[5, 5],
+		])('with %i, keeps at most %i batches in flight', async (parallelRequests, expected) => {
+			const { server, maxInFlight } = await countingServer();
+			try {
+				const output = await runActionNode({
+					credentials: { baseUrl: server.url, apiKey: DEMO.apiKey },
+					items: leads(12),
+					parameters: addContacts({ options: { batchSize: 2, parallelRequests }, requestOptions: { maxRetries: 0 } }),
+				});
+				expect(server.requests).toHaveLength(6);
+				expect(maxInFlight()).toBe(expected);
+				expectPairedOncePerItem(output, 12);
+				// Each item still gets the answer to its own contact, whatever order batches finish in.
+				expect(output.map((item) => (item.json.result as { firstname: string }).firstname)).toEqual(
+					leads(12).map((item) => item.json.first),
+				);
+			} finally {
+				await server.close();
+			}
+		});
+
+		it.each([0, 6])('refuses %i before any request', async (parallelRequests) => {
+			const error = await runActionNodeExpectingError({
+				credentials: sim.credentials(),
+				items: leads(2),
+				parameters: addContacts({ options: { parallelRequests } }),
+			});
+			expect(error.message).toBe(`Requests in Parallel must be a whole number from 1 to 5, got ${parallelRequests} [item 0]`);
+			expect(sim.requests()).toHaveLength(0);
+		});
+
+		it('with Continue On Fail and parallel batches, fails only the items of the refused batch', async () => {
+			const items = leads(9, (i) => (i < 3 ? DEMO.campaignId : i < 6 ? DEMO.otherCampaignId : DEMO.secondCampaignId));
+			const output = await runActionNode({
+				credentials: sim.credentials(),
+				items,
+				parameters: withoutRetries(addContacts({ options: { batchSize: 3, parallelRequests: 3 } })),
+				continueOnFail: true,
+			});
+			expect(sim.requests()).toHaveLength(3);
+			expectPairedOncePerItem(output, 9);
+			expect(output.map((item) => ('error' in item.json ? 'error' : 'ok'))).toEqual([
+				'ok', 'ok', 'ok', 'error', 'error', 'error', 'ok', 'ok', 'ok',
+			]);
+			expect(output[4].json.campaignId).toBe(DEMO.otherCampaignId);
+		});
+	});
+});
+
+describe('packBatches', () => {
+	const share = (batchKey: string, ...units: string[]) => ({ batchKey, units });
+
+	it('fills batches per key in input order and records the owner of every unit', () => {
+		const batches = packBatches([share('a', 'a1', 'a2'), undefined, share('b', 'b1'), share('a', 'a3', 'a4')], 3);
+		expect(batches).toEqual([
+			{ number: 0, batchKey: 'a', units: ['a1', 'a2', 'a3'], owners: [0, 0, 3] },
+			{ number: 1, batchKey: 'b', units: ['b1'], owners: [2] },
+			{ number: 2, batchKey: 'a', units: ['a4'], owners: [3] },
+		]);
+	});
+
+	it('makes no batch for items without units', () => {
+		expect(packBatches([share('a'), undefined], 10)).toEqual([]);
+	});
+});
+
+describe('runWithLimit', () => {
+	it('runs every entry with at most `limit` in flight', async () => {
+		let inFlight = 0;
+		let most = 0;
+		const done: number[] = [];
+		await runWithLimit([1, 2, 3, 4, 5, 6, 7], 3, async (entry) => {
+			inFlight++;
+			most = Math.max(most, inFlight);
+			await new Promise((resolve) => setImmediate(resolve));
+			done.push(entry);
+			inFlight--;
+		});
+		expect(most).toBe(3);
+		expect([...done].sort()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+	});
+
+	it('starts no new work after an error and rethrows the first error once the work in flight settled', async () => {
+		const started: number[] = [];
+		const settled: number[] = [];
+		const run = runWithLimit([1, 2, 3, 4, 5], 2, async (entry) => {
+			started.push(entry);
+			await new Promise((resolve) => setImmediate(resolve));
+			settled.push(entry);
+			if (entry === 1) throw new Error('first');
+			if (entry === 2) throw new Error('second');
+		});
+		await expect(run).rejects.toThrow('first');
+		expect(started).toEqual([1, 2]);
+		expect(settled).toEqual([1, 2]);
+	});
+
+	it('does nothing for no work, and treats a limit below 1 as 1', async () => {
+		const seen: number[] = [];
+		await runWithLimit([], 3, async () => {
+			seen.push(0);
+		});
+		await runWithLimit([1, 2], 0, async (entry) => {
+			seen.push(entry);
+		});
+		expect(seen).toEqual([1, 2]);
+	});
+});

@@ -1,0 +1,41 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { ParameterReader } from '../../../../../nodes/CampaignCalling/actions/shared/parameters';
+import { readRequestTuning, requestOptionsProperty } from '../../../../../nodes/CampaignCalling/actions/shared/requestOptions';
+import { executeContextFor } from '../../../../helpers/n8nContext.ts';
+
+function tuningFor(requestOptions?: IDataObject) {
+	const { context } = executeContextFor({
+		credentials: { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused' },
+		parameters: { resource: 'contact', operation: 'get', ...(requestOptions ? { requestOptions } : {}) },
+	});
+	return readRequestTuning(new ParameterReader(context));
+}
+
+describe('Request Options', () => {
+	it('default to 3 retries from 500 ms and a 60 s timeout', () => {
+		expect(tuningFor()).toEqual({ retry: { maxRetries: 3, initialDelayMs: 500, maxDelayMs: 8000 }, timeoutMs: 60000 });
+		expect(tuningFor({})).toEqual(tuningFor());
+	});
+
+	it('take Max Retries and Timeout (Seconds)', () => {
+		expect(tuningFor({ maxRetries: 0, timeoutSeconds: 5 })).toEqual({
+			retry: { maxRetries: 0, initialDelayMs: 500, maxDelayMs: 8000 },
+			timeoutMs: 5000,
+		});
+		expect(tuningFor({ maxRetries: 10, timeoutSeconds: 600 }).timeoutMs).toBe(600000);
+	});
+
+	it.each([
+		[{ maxRetries: -1 }, /^Request Options → Max Retries must be a whole number from 0 to 10/],
+		[{ maxRetries: 1.5 }, /^Request Options → Max Retries/],
+		[{ timeoutSeconds: 601 }, /^Request Options → Timeout \(Seconds\) must be a whole number from 1 to 600/],
+	])('refuse %j', (options, message) => {
+		expect(() => tuningFor(options)).toThrow(message);
+	});
+
+	it('are offered as a collection named requestOptions', () => {
+		expect(requestOptionsProperty.name).toBe('requestOptions');
+		expect((requestOptionsProperty.options ?? []).map((option) => (option as { name: string }).name)).toEqual(['maxRetries', 'timeoutSeconds']);
+	});
+});

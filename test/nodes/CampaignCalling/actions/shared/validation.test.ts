@@ -1,0 +1,176 @@
+import {
+	InvalidInputError,
+	isNotJson,
+	parseIntegerList,
+	parseJsonObject,
+	parseJsonText,
+	parseStringList,
+	quote,
+	requireHttpUrl,
+	requireIntegerInRange,
+	requireNonEmptyString,
+	requirePhoneNumber,
+	requireUuid,
+} from '../../../../../nodes/CampaignCalling/actions/shared/validation';
+
+/** The error `run` throws, checked to be an InvalidInputError. */
+function invalid(run: () => unknown): InvalidInputError {
+	try {
+		run();
+	} catch (error) {
+		expect(error).toBeInstanceOf(InvalidInputError);
+		return error as InvalidInputError;
+	}
+	throw new Error('no error was thrown');
+}
+
+describe('InvalidInputError', () => {
+	it('starts its message with the field and keeps the hint apart', () => {
+		const error = new InvalidInputError('Campaign ID', 'is empty', 'Enter it');
+		expect(error.message).toBe('Campaign ID is empty');
+		expect(error.field).toBe('Campaign ID');
+		expect(error.hint).toBe('Enter it');
+		expect(error.name).toBe('InvalidInputError');
+	});
+});
+
+describe('quote', () => {
+	it('shows texts in quotes, other values as JSON, and shortens long ones', () => {
+		expect(quote('abc')).toBe('"abc"');
+		expect(quote(undefined)).toBe('nothing');
+		expect(quote(null)).toBe('null');
+		expect(quote([1, 'a'])).toBe('[1,"a"]');
+		expect(quote(12)).toBe('12');
+		expect(quote(() => 1)).toMatch(/^\(\) => 1$/);
+		expect(quote('x'.repeat(100))).toBe(`"${'x'.repeat(76)}...`);
+		const circular: Record<string, unknown> = {};
+		circular.self = circular;
+		expect(quote(circular)).toBe('[object Object]');
+	});
+});
+
+describe('requireUuid', () => {
+	it('accepts UUIDs of any case, trimmed', () => {
+		expect(requireUuid(' 123E4567-e89b-12d3-a456-426614174000 ', 'ID')).toBe('123E4567-e89b-12d3-a456-426614174000');
+	});
+
+	it.each([['not-a-uuid'], ['123e4567e89b12d3a456426614174000'], ['123e4567-e89b-12d3-a456-42661417400z'], [42]])('refuses %p', (value) => {
+		expect(invalid(() => requireUuid(value, 'ID')).message).toMatch(/^ID must be a UUID like/);
+	});
+
+	it('refuses empty values with a hint', () => {
+		const error = invalid(() => requireUuid('  ', 'ID'));
+		expect(error.message).toBe('ID is empty');
+		expect(error.hint).toMatch(/Enter the ID/);
+		expect(invalid(() => requireUuid({}, 'ID')).message).toBe('ID is empty');
+	});
+});
+
+describe('requireNonEmptyString', () => {
+	it('trims texts and accepts finite numbers', () => {
+		expect(requireNonEmptyString(' Ada ', 'Name')).toBe('Ada');
+		expect(requireNonEmptyString(7, 'Name')).toBe('7');
+	});
+
+	it.each([[''], ['   '], [null], [undefined], [true], [Number.NaN], [{}]])('refuses %p', (value) => {
+		expect(invalid(() => requireNonEmptyString(value, 'Name')).message).toMatch(/^Name (is empty|must be text, got )/);
+	});
+});
+
+describe('requirePhoneNumber', () => {
+	it.each([['+14155550123'], ['(415) 555-0123'], ['415.555.0123'], ['12345'], ['+123456789012345']])('accepts %s', (phone) => {
+		expect(requirePhoneNumber(phone, 'Phone')).toBe(phone);
+	});
+
+	it.each([
+		['call me', /may hold only digits/],
+		['+1 415 CALL NOW', /may hold only digits/],
+		['1234', /between 5 and 15 digits/],
+		['+1234567890123456', /between 5 and 15 digits/],
+		['++14155550123', /may hold only digits/],
+		['', /is empty/],
+	])('refuses %p', (phone, message) => {
+		const error = invalid(() => requirePhoneNumber(phone, 'Phone'));
+		expect(error.message).toMatch(message);
+		expect(error.hint).toMatch(/\+14155550123/);
+	});
+});
+
+describe('JSON values', () => {
+	it('parseJsonText reports text that is not JSON as a marker', () => {
+		expect(parseJsonText('{"a":1}')).toEqual({ a: 1 });
+		expect(isNotJson(parseJsonText('{a:1}'))).toBe(true);
+		expect(isNotJson(parseJsonText('null'))).toBe(false);
+	});
+
+	it('parseJsonObject takes an object or a JSON string of one', () => {
+		expect(parseJsonObject({ a: 1 }, 'Meta')).toEqual({ a: 1 });
+		expect(parseJsonObject(' {"a": [1]} ', 'Meta')).toEqual({ a: [1] });
+	});
+
+	it.each([
+		['[1]', 'Meta must be a JSON object, got an array'],
+		[[1], 'Meta must be a JSON object, got an array'],
+		['null', 'Meta must be a JSON object, got null'],
+		['"text"', 'Meta must be a JSON object, got a string'],
+		[5, 'Meta must be a JSON object, got a number'],
+		['{oops}', 'Meta is not valid JSON: "{oops}"'],
+	])('parseJsonObject refuses %p', (value, message) => {
+		expect(invalid(() => parseJsonObject(value, 'Meta')).message).toBe(message);
+	});
+});
+
+describe('lists', () => {
+	it('parseIntegerList takes comma-separated text, JSON arrays, real arrays and single numbers', () => {
+		expect(parseIntegerList('1,2,3', 'Days')).toEqual([1, 2, 3]);
+		expect(parseIntegerList(' 1 , 2 ', 'Days')).toEqual([1, 2]);
+		expect(parseIntegerList('[4, "5"]', 'Days')).toEqual([4, 5]);
+		expect(parseIntegerList([6, '7'], 'Days')).toEqual([6, 7]);
+		expect(parseIntegerList(3, 'Days')).toEqual([3]);
+		expect(parseIntegerList('', 'Days')).toEqual([]);
+		expect(parseIntegerList('-1', 'Days')).toEqual([-1]);
+	});
+
+	it.each([
+		['1,two', 'Days must hold only whole numbers, got "two"'],
+		['1.5', 'Days must hold only whole numbers, got "1.5"'],
+		[[1, null], 'Days must hold only whole numbers, got null'],
+		[[true], 'Days must hold only whole numbers, got true'],
+		['[1,', 'Days is not a valid JSON array: "[1,"'],
+		[{ a: 1 }, 'Days must be a list or a comma-separated text, got {"a":1}'],
+	])('parseIntegerList refuses %p', (value, message) => {
+		expect(invalid(() => parseIntegerList(value, 'Days')).message).toBe(message);
+	});
+
+	it('parseStringList trims entries and takes numbers and booleans as text', () => {
+		expect(parseStringList(' web , csv import ', 'Tags')).toEqual(['web', 'csv import']);
+		expect(parseStringList(['a', 1, false], 'Tags')).toEqual(['a', '1', 'false']);
+		expect(parseStringList('["x", "y"]', 'Tags')).toEqual(['x', 'y']);
+	});
+
+	it.each([['a,,b'], [['a', '']], [['a', { b: 1 }]], [null]])('parseStringList refuses %p', (value) => {
+		expect(invalid(() => parseStringList(value, 'Tags')).message).toMatch(/^Tags must (hold only non-empty texts|be a list)/);
+	});
+});
+
+describe('requireHttpUrl', () => {
+	it('accepts http and https addresses', () => {
+		expect(requireHttpUrl(' https://hooks.example.com/x?y=1 ', 'URL')).toBe('https://hooks.example.com/x?y=1');
+		expect(requireHttpUrl('http://127.0.0.1:5678/webhook', 'URL')).toBe('http://127.0.0.1:5678/webhook');
+	});
+
+	it.each([['ftp://x.example.com'], ['hooks.example.com'], ['mailto:a@example.com'], ['javascript:alert(1)'], ['']])('refuses %p', (url) => {
+		expect(invalid(() => requireHttpUrl(url, 'URL')).message).toMatch(/^URL (must be an http:\/\/ or https:\/\/ address|is empty)/);
+	});
+});
+
+describe('requireIntegerInRange', () => {
+	it('accepts whole numbers and numeric text within the range', () => {
+		expect(requireIntegerInRange(1, 'N', 1, 3)).toBe(1);
+		expect(requireIntegerInRange('3', 'N', 1, 3)).toBe(3);
+	});
+
+	it.each([[0], [4], [1.5], ['two'], [''], [null], [undefined]])('refuses %p', (value) => {
+		expect(invalid(() => requireIntegerInRange(value, 'N', 1, 3)).message).toMatch(/^N must be a whole number from 1 to 3, got /);
+	});
+});

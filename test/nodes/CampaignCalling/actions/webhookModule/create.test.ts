@@ -1,0 +1,86 @@
+import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
+import { DEMO, useSimulator, withoutRetries } from '../../kit.ts';
+
+const sim = useSimulator();
+
+describe('Webhook Module → Create', () => {
+	it('sends { event_type, settings: { method, url, headers, timeout, retry_limit } } and outputs the record', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			parameters: {
+				resource: 'webhookModule',
+				operation: 'create',
+				eventType: 'conversation.intent_detected',
+				url: 'https://crm.example.com/events',
+				options: {
+					method: 'POST',
+					headers: { header: [{ name: 'Authorization', value: 'Token xyz' }, { name: 'X-Empty' }] },
+					timeout: 10,
+					retryLimit: 0,
+				},
+			},
+		});
+		const [request] = sim.requests();
+		expect(`${request.method} ${request.path}`).toBe('POST /v1/modules/webhook');
+		expect(request.body).toEqual({
+			event_type: 'conversation.intent_detected',
+			settings: {
+				method: 'POST',
+				url: 'https://crm.example.com/events',
+				headers: { Authorization: 'Token xyz', 'X-Empty': '' },
+				timeout: 10,
+				retry_limit: 0,
+			},
+		});
+		expect(Object.keys((request.body as { settings: object }).settings)).toEqual(['method', 'url', 'headers', 'timeout', 'retry_limit']);
+		expect(output).toEqual([
+			{
+				json: {
+					id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+					event_type: 'conversation.intent_detected',
+					status: 'active',
+					settings: (request.body as { settings: object }).settings,
+				},
+				pairedItem: { item: 0 },
+			},
+		]);
+	});
+
+	it('defaults the method to POST and sends the default event type call.ended', async () => {
+		await runActionNode({
+			credentials: sim.credentials(),
+			parameters: { resource: 'webhookModule', operation: 'create', eventType: 'call.ended', url: 'https://crm.example.com/e' },
+		});
+		expect(sim.requests()[0].body).toEqual({
+			event_type: 'call.ended',
+			settings: { method: 'POST', url: 'https://crm.example.com/e', headers: {}, timeout: 30, retry_limit: 3 },
+		});
+	});
+
+	it.each(['call.started', 'call.failed', 'call.voicemail_detected', 'conversation.transcript', 'conversation.entity_captured', 'campaign.started', 'campaign.paused', 'campaign.completed', 'campaign.quota_reached'])(
+		'accepts the event type %s from an expression',
+		async (eventType) => {
+			const output = await runActionNode({
+				credentials: sim.credentials(),
+				items: [{ json: { eventType } }],
+				parameters: { resource: 'webhookModule', operation: 'create', eventType: '={{ $json.eventType }}', url: 'https://e.example.com' },
+			});
+			expect((sim.requests()[0].body as { event_type: string }).event_type).toBe(eventType);
+			expect(output[0].json.event_type).toBe(eventType);
+		},
+	);
+
+	it('turns the service\'s HTTP 400 into an error carrying its message', async () => {
+		// A URL the node accepts and the service refuses is hard to find; a 400 from the service
+		// is provoked with a bad key instead of a bad body, then with the simulator's 403 fault.
+		sim.simulator.injectFault({ kind: 'http-403', path: '/v1/modules/webhook' });
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: withoutRetries({ resource: 'webhookModule', operation: 'create', eventType: 'call.ended', url: 'https://x.example.com' }),
+		});
+		expect(error.message).toBe('Create Webhook Module failed: the service answered HTTP 403 Forbidden (forbidden)');
+		expect(error.description).toMatch(/Check the API key/);
+		expect(sim.requests()).toHaveLength(1);
+		expect(DEMO.apiKey).not.toBe('');
+	});
+});

@@ -1,0 +1,438 @@
+import { inspect } from 'node:util';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	DEFAULT_RETRY_POLICY,
+	isPlainObject,
+	isRetryable,
+	networkErrorCode,
+	normaliseBaseUrl,
+	redactSecret,
+	retryDelayMs,
+} from '../../../../nodes/CampaignCalling/transport';
+import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
+import type { FaultSpec } from '../../../simulator/server.ts';
+import { DEMO, NO_RETRIES, closedPort, sendJson, startScriptedServer, useSimulator } from '../kit.ts';
+
+const sim = useSimulator();
+
+const getContact = (extra: IDataObject = {}) => ({
+	resource: 'contact',
+	operation: 'get',
+	contactId: DEMO.completedContactId,
+	...extra,
+});
+const getCampaign = (extra: IDataObject = {}) => ({ resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId, ...extra });
+const addContact = (extra: IDataObject = {}) => ({
+	resource: 'contact',
+	operation: 'addToCampaign',
+	campaignId: DEMO.campaignId,
+	firstName: 'Ada',
+	lastName: 'Lovelace',
+	phoneNumber: '+14155550199',
+	...extra,
+});
+const createIntegration = (extra: IDataObject = {}) => ({
+	resource: 'integration',
+	operation: 'create',
+	integrationType: 'custom',
+	url: 'https://hooks.example.com/x',
+	...extra,
+});
+
+/** Everything of an error a user or a log could see. */
+function visible(error: Error & { description?: string }): string {
+	return [error.message, error.description ?? '', error.stack ?? '', JSON.stringify(error), inspect(error, { depth: 8 })].join('\n');
+}
+
+describe('transport: requests', () => {
+	it('sends Authorization: Bearer <key> and JSON on every request', async () => {
+		await runActionNode({ credentials: sim.credentials(), parameters: addContact() });
+		await runActionNode({ credentials: sim.credentials(), parameters: getCampaign() });
+		const [post, get] = sim.requests();
+		expect(post.headers.authorization).toBe(`Bearer ${DEMO.apiKey}`);
+		expect(post.headers['content-type']).toMatch(/^application\/json/);
+		expect(post.headers.accept).toMatch(/application\/json/);
+		expect(get.headers.authorization).toBe(`Bearer ${DEMO.apiKey}`);
+		expect(get.body).toBeUndefined();
+	});
+
+	it.each(['/', '//', '/ '])('works with a base URL ending in "%s"', async (suffix) => {
+		const output = await runActionNode({
+			credentials: { baseUrl: `${sim.simulator.url}${suffix}`, apiKey: DEMO.apiKey },
+			parameters: getCampaign(),
+		});
+		expect(sim.requests().map((request) => request.path)).toEqual([`/v1/campaigns/by-id/${DEMO.campaignId}`]);
+		expect(output[0].json.id).toBe(DEMO.campaignId);
+	});
+
+	it('keeps a path prefix of the base URL', async () => {
+		const server = await startScriptedServer((_request, response) => sendJson(response, 200, { status: 'ok', message: 'ok', data: { id: 'x' } }));
+		try {
+			await runActionNode({ credentials: { baseUrl: `${server.url}/api/`, apiKey: DEMO.apiKey }, parameters: getContact() });
+			expect(server.requests.map((request) => request.path)).toEqual([`/api/contacts/${DEMO.completedContactId}`]);
+		} finally {
+			await server.close();
+		}
+	});
+
+	it('fails before any request on a base URL without a scheme', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: { baseUrl: sim.simulator.url.replace('http://', ''), apiKey: DEMO.apiKey },
+			parameters: getCampaign(),
+		});
+		expect(error.message).toMatch(/^Get Campaign failed: The credential's Base URL "127\.0\.0\.1:\d+" is not a web address\. Enter it with its scheme/);
+		expect(sim.requests()).toHaveLength(0);
+	});
+});
+
+describe('transport: answers that are failures', () => {
+	it('turns an error envelope into a NodeApiError naming the operation and what the service said', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: getCampaign({ campaignId: '123e4567-e89b-12d3-a456-426614174000', requestOptions: NO_RETRIES }),
+		});
+		expect(error.name).toBe('NodeApiError');
+		expect(error.message).toBe('Get Campaign failed: the service answered status "error" (error: campaign not found)');
+	});
+
+	const statusCases: Array<[string, FaultSpec, string, RegExp]> = [
+		['401', { kind: 'http-401' }, 'Get Contact failed: the service answered HTTP 401 Unauthorized (unauthorized)', /Check the API key/],
+		['403', { kind: 'http-403' }, 'Get Contact failed: the service answered HTTP 403 Forbidden (forbidden)', /Check the API key/],
+		['429 without Retry-After', { kind: 'http-429' }, 'Get Contact failed: the service answered HTTP 429 Too Many Requests (too many requests)', /rate limiting/],
+		['429 with Retry-After', { kind: 'http-429', retryAfterSeconds: 30 }, 'Get Contact failed: the service answered HTTP 429 Too Many Requests (too many requests)', /rate limiting/],
+		['500', { kind: 'http-500' }, 'Get Contact failed: the service answered HTTP 500 Internal Server Error (internal server error)', /Try again later/],
+		['502 with an HTML page', { kind: 'html' }, 'Get Contact failed: the service answered HTTP 502 Bad Gateway (an HTML error page)', /Try again later/],
+		['503', { kind: 'http-503' }, 'Get Contact failed: the service answered HTTP 503 Service Unavailable (service unavailable)', /Try again later/],
+	];
+	it.each(statusCases)('turns HTTP %s into a clear error', async (_label, fault, message, description) => {
+		sim.simulator.injectFault(fault);
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: getContact({ requestOptions: NO_RETRIES }) });
+		expect(error.message).toBe(message);
+		expect(error.description).toMatch(description);
+		expect((error as { httpCode?: string }).httpCode).toBe(message.match(/HTTP (\d+)/)?.[1]);
+		expect(sim.requests()).toHaveLength(1);
+	});
+
+	const scripted: Array<[string, number, string, string]> = [
+		['404 with a JSON message', 404, '{"status":"error","message":"no such route"}', 'Get Contact failed: the service answered HTTP 404 Not Found (no such route)'],
+		['418 with an error field', 418, '{"error":"short and stout"}', 'Get Contact failed: the service answered HTTP 418 (short and stout)'],
+		['400 with a text body', 400, 'bad things', 'Get Contact failed: the service answered HTTP 400 Bad Request'],
+		['409 with an empty body', 409, '', 'Get Contact failed: the service answered HTTP 409 Conflict'],
+	];
+	it.each(scripted)('turns HTTP %s into a clear error', async (_label, status, body, message) => {
+		const server = await startScriptedServer((_request, response) => sendJson(response, status, body));
+		try {
+			const error = await runActionNodeExpectingError({
+				credentials: { baseUrl: server.url, apiKey: DEMO.apiKey },
+				parameters: getContact({ requestOptions: NO_RETRIES }),
+			});
+			expect(error.message).toBe(message);
+			expect(error.description).toBeUndefined();
+		} finally {
+			await server.close();
+		}
+	});
+
+	const malformed: Array<[FaultSpec['kind'], string]> = [
+		['malformed-json', 'Get Contact failed: the service answered with something that is not JSON'],
+		['empty', 'Get Contact failed: the service answered with an empty body'],
+		['not-envelope', 'Get Contact failed: the answer is not the service\'s {status, message, data} envelope'],
+		['error-envelope', 'Get Contact failed: the service answered status "error" (error)'],
+	];
+	it.each(malformed)('turns the answer "%s" into a clear error', async (kind, message) => {
+		sim.simulator.injectFault({ kind });
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: getContact({ requestOptions: NO_RETRIES }) });
+		expect(error.message).toBe(message);
+		expect(sim.requests()).toHaveLength(1);
+	});
+
+	it('refuses a module answer that is not a JSON object, and an empty one', async () => {
+		const answers = ['[{"id": "x"}]', ''];
+		const server = await startScriptedServer((_request, response) => sendJson(response, 200, answers.shift() ?? ''));
+		try {
+			const options = { credentials: { baseUrl: server.url, apiKey: DEMO.apiKey }, parameters: createIntegration({ requestOptions: NO_RETRIES }) };
+			expect((await runActionNodeExpectingError(options)).message).toBe('Create Integration failed: the answer is not a JSON object');
+			expect((await runActionNodeExpectingError(options)).message).toBe('Create Integration failed: the service answered with an empty body');
+		} finally {
+			await server.close();
+		}
+	});
+
+	it('reads the envelope status whatever its case', async () => {
+		const server = await startScriptedServer((_request, response) => sendJson(response, 200, { status: 'ERROR', message: 'Key revoked', data: '' }));
+		try {
+			const error = await runActionNodeExpectingError({
+				credentials: { baseUrl: server.url, apiKey: DEMO.apiKey },
+				parameters: getContact({ requestOptions: NO_RETRIES }),
+			});
+			expect(error.message).toBe('Get Contact failed: the service answered status "error" (Key revoked)');
+		} finally {
+			await server.close();
+		}
+	});
+
+	it('reports a dropped connection', async () => {
+		sim.simulator.injectFault({ kind: 'reset' });
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: getContact({ requestOptions: NO_RETRIES }) });
+		expect(error.message).toMatch(/^Get Contact failed: could not reach the service at http:\/\/127\.0\.0\.1:\d+: the connection was dropped before an answer came$/);
+		expect(error.description).toMatch(/Check the Base URL/);
+	});
+
+	it('gives up on a slow answer after Timeout (Seconds)', async () => {
+		sim.simulator.injectFault({ kind: 'slow', delayMs: 1500 });
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: getContact({ requestOptions: { maxRetries: 0, timeoutSeconds: 1 } }),
+		});
+		expect(error.message).toMatch(/^Get Contact failed: could not reach the service at http:\/\/127\.0\.0\.1:\d+: the service did not answer in time$/);
+		expect(sim.requests()).toHaveLength(1);
+	});
+
+	it('waits for a slow answer within the timeout', async () => {
+		sim.simulator.injectFault({ kind: 'slow', delayMs: 300 });
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			parameters: getContact({ requestOptions: { maxRetries: 0, timeoutSeconds: 1 } }),
+		});
+		expect(output[0].json.id).toBe(DEMO.completedContactId);
+	});
+
+	it('reports a refused connection (a closed port)', async () => {
+		const port = await closedPort();
+		const error = await runActionNodeExpectingError({
+			credentials: { baseUrl: `http://127.0.0.1:${port}`, apiKey: DEMO.apiKey },
+			parameters: getContact({ requestOptions: NO_RETRIES }),
+		});
+		expect(error.message).toBe(`Get Contact failed: could not reach the service at http://127.0.0.1:${port}: the connection was refused`);
+	});
+
+	it('reports a host name that does not resolve', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: { baseUrl: 'http://campaign-calling.invalid', apiKey: DEMO.apiKey },
+			parameters: getContact({ requestOptions: NO_RETRIES }),
+		});
+		expect(error.message).toMatch(/^Get Contact failed: could not reach the service at http:\/\/campaign-calling\.invalid: (its host name could not be resolved|the request did not complete)$/);
+	});
+});
+
+describe('transport: the API key never shows', () => {
+	const key = 'sk-live-SECRET-0123456789';
+	const echoes: Array<[string, (authorization: string) => [number, string]]> = [
+		['in an error envelope', (auth) => [200, JSON.stringify({ status: 'error', message: `refused ${auth}`, data: `token ${auth.slice(7)} unknown` })]],
+		['in a 401 message', (auth) => [401, JSON.stringify({ status: 'error', message: `bad credentials: ${auth}` })]],
+		['in a 500 error field', (auth) => [500, JSON.stringify({ error: `crash while checking ${auth.slice(7)}` })]],
+		['in an HTML page', (auth) => [502, `<html><body>upstream said ${auth}</body></html>`]],
+		['in a text body', (auth) => [200, `unexpected ${auth}`]],
+	];
+
+	it.each(echoes)('when the service echoes it %s', async (_label, answer) => {
+		const server = await startScriptedServer((request, response) => {
+			const [status, body] = answer(String(request.headers.authorization));
+			sendJson(response, status, body);
+		});
+		try {
+			const run = { credentials: { baseUrl: server.url, apiKey: key }, parameters: getContact({ requestOptions: NO_RETRIES }) };
+			const error = await runActionNodeExpectingError(run);
+			expect(server.requests[0].headers.authorization).toBe(`Bearer ${key}`);
+			expect(error.message).toMatch(/^Get Contact failed: /);
+			expect(visible(error)).not.toContain(key);
+			const output = await runActionNode({ ...run, continueOnFail: true });
+			expect(output[0].json.error).toBe(error.message);
+			expect(JSON.stringify(output)).not.toContain(key);
+		} finally {
+			await server.close();
+		}
+	});
+
+	it('shows the redacted echo so the user still sees what the service said', async () => {
+		const server = await startScriptedServer((request, response) =>
+			sendJson(response, 200, { status: 'error', message: `key ${String(request.headers.authorization).slice(7)} revoked`, data: '' }),
+		);
+		try {
+			const error = await runActionNodeExpectingError({ credentials: { baseUrl: server.url, apiKey: key }, parameters: getContact({ requestOptions: NO_RETRIES }) });
+			expect(error.message).toBe('Get Contact failed: the service answered status "error" (key [redacted] revoked)');
+		} finally {
+			await server.close();
+		}
+	});
+
+	it.each<[string, FaultSpec | undefined]>([
+		['a dropped connection', { kind: 'reset' }],
+		['an error envelope', { kind: 'error-envelope' }],
+		['an HTTP 500', { kind: 'http-500' }],
+	])('for %s, in none of the error\'s fields', async (_label, fault) => {
+		if (fault) sim.simulator.injectFault(fault);
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: getContact({ requestOptions: NO_RETRIES }),
+		});
+		expect(visible(error)).not.toContain(DEMO.apiKey);
+	});
+
+	it('for a refused connection and a bad base URL holding the key', async () => {
+		const port = await closedPort();
+		const refused = await runActionNodeExpectingError({
+			credentials: { baseUrl: `http://127.0.0.1:${port}`, apiKey: key },
+			parameters: addContact({ requestOptions: NO_RETRIES }),
+		});
+		expect(visible(refused)).not.toContain(key);
+		const pasted = await runActionNodeExpectingError({
+			credentials: { baseUrl: key, apiKey: key },
+			parameters: getContact(),
+		});
+		expect(pasted.message).toBe('Get Contact failed: The credential\'s Base URL "[redacted]" is not a web address. Enter it with its scheme, for example https://api.example.com [item 0]');
+		expect(visible(pasted)).not.toContain(key);
+	});
+});
+
+describe('transport: retries', () => {
+	let timers: jest.SpyInstance;
+	beforeEach(() => {
+		timers = jest.spyOn(globalThis, 'setTimeout');
+	});
+	afterEach(() => timers.mockRestore());
+	/** The waits the transport asked for between attempts. */
+	const waitsOf = (...candidates: number[]) =>
+		timers.mock.calls.map((call) => call[1] as number).filter((ms) => candidates.includes(ms));
+
+	it('repeats a read after a 503, then succeeds', async () => {
+		sim.simulator.injectFault({ kind: 'http-503', times: 1 });
+		const output = await runActionNode({ credentials: sim.credentials(), parameters: getContact() });
+		expect(sim.requests().map((request) => request.path)).toEqual([`/contacts/${DEMO.completedContactId}`, `/contacts/${DEMO.completedContactId}`]);
+		expect(output[0].json.id).toBe(DEMO.completedContactId);
+		expect(waitsOf(500)).toEqual([500]);
+	});
+
+	it('repeats a read after a dropped connection, then succeeds', async () => {
+		sim.simulator.injectFault({ kind: 'reset', times: 1 });
+		const output = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign() });
+		expect(sim.requests()).toHaveLength(2);
+		expect(output[0].json.id).toBe(DEMO.campaignId);
+	});
+
+	it('honours Retry-After on a 429 instead of its own backoff', async () => {
+		sim.simulator.injectFault({ kind: 'http-429', retryAfterSeconds: 1, times: 1 });
+		const output = await runActionNode({ credentials: sim.credentials(), parameters: getContact() });
+		expect(sim.requests()).toHaveLength(2);
+		expect(output[0].json.id).toBe(DEMO.completedContactId);
+		expect(waitsOf(500, 1000)).toEqual([1000]);
+	});
+
+	it('gives up after Max Retries and reports the last answer', async () => {
+		sim.simulator.injectFault({ kind: 'http-502', times: 5 });
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: getContact({ requestOptions: { maxRetries: 1 } }) });
+		expect(error.message).toBe('Get Contact failed: the service answered HTTP 502 Bad Gateway (bad gateway)');
+		expect(sim.requests()).toHaveLength(2);
+	});
+
+	it.each<[string, FaultSpec]>([
+		['a 500', { kind: 'http-500', times: 5 }],
+		['a 503', { kind: 'http-503', times: 5 }],
+		['a 429', { kind: 'http-429', retryAfterSeconds: 0, times: 5 }],
+		['a dropped connection', { kind: 'reset', times: 5 }],
+	])('never repeats a write after %s', async (_label, fault) => {
+		sim.simulator.injectFault(fault);
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: addContact() });
+		expect(error.message).toMatch(/^Add Contacts failed: /);
+		expect(error.message).not.toMatch(/attempts/);
+		expect(sim.requests()).toHaveLength(1);
+		expect([...sim.simulator.state.contacts.values()].filter((contact) => contact.phone_number === '+14155550199')).toHaveLength(0);
+	});
+
+	it('never repeats a module creation after a dropped connection', async () => {
+		sim.simulator.injectFault({ kind: 'reset', times: 5 });
+		await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: createIntegration() });
+		expect(sim.requests()).toHaveLength(1);
+	});
+
+	it('repeats a write whose connection was refused (it never reached the service)', async () => {
+		const port = await closedPort();
+		const error = await runActionNodeExpectingError({
+			credentials: { baseUrl: `http://127.0.0.1:${port}`, apiKey: DEMO.apiKey },
+			parameters: addContact({ requestOptions: { maxRetries: 1 } }),
+		});
+		expect(error.message).toBe(`Add Contacts failed: could not reach the service at http://127.0.0.1:${port}: the connection was refused after 2 attempts`);
+		expect(waitsOf(500)).toEqual([500]);
+	});
+
+	it('makes one attempt only with Max Retries 0', async () => {
+		sim.simulator.injectFault({ kind: 'http-503', times: 2 });
+		await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: getContact({ requestOptions: NO_RETRIES }) });
+		expect(sim.requests()).toHaveLength(1);
+		expect(waitsOf(500, 1000)).toEqual([]);
+	});
+});
+
+describe('transport helpers', () => {
+	it('normaliseBaseUrl keeps http(s) addresses, drops trailing slashes and spaces', () => {
+		expect(normaliseBaseUrl('https://api.example.com/')).toBe('https://api.example.com');
+		expect(normaliseBaseUrl(' http://127.0.0.1:4010/api// ')).toBe('http://127.0.0.1:4010/api');
+		expect(normaliseBaseUrl('HTTPS://API.example.com')).toBe('HTTPS://API.example.com');
+	});
+
+	it.each([['api.example.com'], ['localhost:4010'], ['ftp://api.example.com'], [''], [undefined], [42]])(
+		'normaliseBaseUrl refuses %p',
+		(raw) => {
+			expect(() => normaliseBaseUrl(raw)).toThrow(/Base URL .* is not a web address/);
+		},
+	);
+
+	it('redactSecret removes every occurrence, and leaves texts alone for a missing or tiny secret', () => {
+		expect(redactSecret('a key-123 b key-123', 'key-123')).toBe('a [redacted] b [redacted]');
+		expect(redactSecret('abc', undefined)).toBe('abc');
+		expect(redactSecret('a b c', 'b')).toBe('a b c');
+	});
+
+	const answer = (statusCode: number, headers: Record<string, unknown> = {}) => ({ statusCode, headers, body: '' });
+	const networkError = (code: string) => Object.assign(new Error(`connect ${code}`), { code });
+
+	it.each<[string, ReturnType<typeof answer> | undefined, unknown, boolean, boolean]>([
+		['GET 503', answer(503), undefined, true, true],
+		['GET 500', answer(500), undefined, true, true],
+		['GET 429', answer(429), undefined, true, true],
+		['GET 404', answer(404), undefined, true, false],
+		['GET 200', answer(200), undefined, true, false],
+		['POST 503', answer(503), undefined, false, false],
+		['POST 429', answer(429), undefined, false, false],
+		['GET reset', undefined, networkError('ECONNRESET'), true, true],
+		['GET timeout', undefined, networkError('ECONNABORTED'), true, true],
+		['POST reset', undefined, networkError('ECONNRESET'), false, false],
+		['POST timeout', undefined, networkError('ETIMEDOUT'), false, false],
+		['POST refused', undefined, networkError('ECONNREFUSED'), false, true],
+		['POST unresolved', undefined, networkError('ENOTFOUND'), false, true],
+		['GET unresolved', undefined, networkError('ENOTFOUND'), true, false],
+		['GET unknown error', undefined, new Error('boom'), true, false],
+	])('isRetryable: %s', (_label, httpAnswer, error, isRead, expected) => {
+		expect(isRetryable(httpAnswer, error, isRead)).toBe(expected);
+	});
+
+	it('retryDelayMs doubles from 500 ms up to the cap, and prefers a numeric Retry-After within it', () => {
+		const policy = DEFAULT_RETRY_POLICY;
+		expect([0, 1, 2, 3, 4, 5].map((attempt) => retryDelayMs(undefined, attempt, policy))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
+		expect(retryDelayMs(answer(429, { 'Retry-After': '2' }), 0, policy)).toBe(2000);
+		expect(retryDelayMs(answer(429, { 'retry-after': ['3'] }), 0, policy)).toBe(3000);
+		expect(retryDelayMs(answer(429, { 'retry-after': '120' }), 0, policy)).toBe(8000);
+		expect(retryDelayMs(answer(429, { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }), 1, policy)).toBe(1000);
+		expect(retryDelayMs(answer(429, { 'retry-after': '-1' }), 0, policy)).toBe(500);
+	});
+
+	it('networkErrorCode digs the socket code out of wrappers and messages', () => {
+		expect(networkErrorCode(networkError('ECONNREFUSED'))).toBe('ECONNREFUSED');
+		expect(networkErrorCode({ message: 'wrapped', cause: { code: 'ECONNRESET' } })).toBe('ECONNRESET');
+		expect(networkErrorCode({ errorResponse: { code: 'ETIMEDOUT' } })).toBe('ETIMEDOUT');
+		expect(networkErrorCode(new Error('socket hang up: read ECONNRESET'))).toBe('ECONNRESET');
+		expect(networkErrorCode(new Error('timeout of 1000ms exceeded'))).toBe('ECONNABORTED');
+		expect(networkErrorCode(Object.assign(new Error('nope'), { code: 'ERR_BAD_RESPONSE_x' }))).toBeUndefined();
+		expect(networkErrorCode('ECONNRESET')).toBeUndefined();
+		expect(networkErrorCode(undefined)).toBeUndefined();
+	});
+
+	it('isPlainObject accepts objects only', () => {
+		expect(isPlainObject({})).toBe(true);
+		expect(isPlainObject([])).toBe(false);
+		expect(isPlainObject(null)).toBe(false);
+		expect(isPlainObject('x')).toBe(false);
+	});
+});
