@@ -1,0 +1,496 @@
+/**
+ * Starts a real n8n headless on loopback, signs in as its owner, creates an API key, and drives it over its
+ * public API (and, where the public API has no equivalent, over the REST API the editor uses).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { installPackage } from './package.ts';
+import type { InstalledPackage } from './package.ts';
+import { cleanEnv, freePort, log, sleep } from './process.ts';
+import { ensureRuntime, N8N_ENTRY } from './runtime.ts';
+import type { N8nRuntime, N8nVersion } from './runtime.ts';
+import type { WorkflowJson } from './workflows.ts';
+
+export interface StartOptions {
+	version: N8nVersion;
+	/** N8N_USER_FOLDER. Default: a fresh temp folder, removed by stop() unless E2E_KEEP_WORK is set. */
+	userFolder?: string;
+	/** Install this repo's package (it must be built) into the user folder before n8n starts. Default false. */
+	withPackage?: boolean;
+	/** The package withPackage installs; default the repo (process.cwd()). */
+	packageRoot?: string;
+	port?: number;
+	/** Added last, so it can override any of the harness's settings (e.g. N8N_LOG_LEVEL=debug). */
+	extraEnv?: Record<string, string>;
+	readyTimeoutMs?: number;
+}
+
+export interface N8nInstance {
+	version: N8nVersion;
+	runtime: N8nRuntime;
+	/** The editor / REST / public API base, with a trailing slash: http://127.0.0.1:<port>/ */
+	url: string;
+	/** The public webhook base (N8N_WEBHOOK_URL), with a trailing slash; production webhooks are under `webhook/`. */
+	webhookUrl: string;
+	port: number;
+	userFolder: string;
+	logFile: string;
+	/** Set when started with withPackage. */
+	installedPackage?: InstalledPackage;
+	/** Milliseconds from spawning n8n to it answering /healthz/readiness and /rest/settings. */
+	startToReadyMs: number;
+	apiKey: string;
+	/** `n8n-auth=...` of the owner's session; REST calls also need BROWSER_ID as the `browser-id` header. */
+	cookie: string;
+	api: N8nApi;
+	/** n8n's stdout and stderr so far. */
+	logs(): string;
+	/** Stops n8n and everything it started (its process group). Safe to call more than once. */
+	stop(): Promise<void>;
+}
+
+export interface ApiResponse<T = unknown> {
+	status: number;
+	/** Parsed JSON, or the text when the body is not JSON. */
+	body: T;
+}
+
+export interface Execution {
+	id: string;
+	workflowId: string;
+	mode: string;
+	/** success, error, crashed, canceled, or still running: new, running, waiting. */
+	status: string;
+	finished: boolean;
+	startedAt: string;
+	stoppedAt: string | null;
+	/** Present when listed with includeData. */
+	data?: ExecutionData;
+}
+
+export interface ExecutionData {
+	resultData: {
+		runData: Record<string, NodeRun[]>;
+		error?: { message: string; description?: string };
+		lastNodeExecuted?: string;
+	};
+}
+
+export interface NodeRun {
+	data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> };
+	error?: { message: string; description?: string };
+}
+
+/** 2.x's view of a workflow's activation, which it carries out after the API call has answered. */
+interface PublicationStatus {
+	status: 'in_progress' | 'not_published' | 'published' | 'partial' | 'failed';
+	triggers: Array<{ nodeId: string; status: string; errorMessage: string | null }>;
+}
+
+export interface CredentialTestResult {
+	status: 'OK' | 'Error';
+	message: string;
+}
+
+export interface N8nApi {
+	/** POST /api/v1/credentials with plain data (plus allowedHttpRequestDomains: 'all' where the type's schema has it, as 1.x's do). */
+	createCredential(name: string, type: string, data: Record<string, unknown>): Promise<{ id: string; name: string; type: string }>;
+	deleteCredential(id: string): Promise<void>;
+	/** What the credential dialog's Test button does: POST /rest/credentials/test, with the owner's session. */
+	testCredential(credential: { id: string; name: string; type: string; data: Record<string, unknown> }): Promise<CredentialTestResult>;
+	createWorkflow(workflow: WorkflowJson): Promise<{ id: string; name: string }>;
+	/** Resolves once the workflow is live (its webhooks registered); rejects with n8n's reason when activation fails. */
+	activate(workflowId: string): Promise<void>;
+	/** Resolves once the workflow is off (its triggers' webhooks deleted). */
+	deactivate(workflowId: string): Promise<void>;
+	/** Deactivates it first when active. */
+	deleteWorkflow(workflowId: string): Promise<void>;
+	/** The workflow's executions, oldest first. */
+	listExecutions(workflowId: string, includeData?: boolean): Promise<Execution[]>;
+	/** Polls until the workflow has `count` finished executions (with data), oldest first. Default timeout 30 s. */
+	waitForExecutions(workflowId: string, count: number, timeoutMs?: number): Promise<Execution[]>;
+	/** Calls a production webhook: `<webhookUrl>webhook/<path>`. */
+	callWebhook(path: string, body?: unknown, options?: { method?: string; headers?: Record<string, string> }): Promise<ApiResponse>;
+	/** Node types n8n knows (the editor's /types/nodes.json). */
+	nodeTypes(): Promise<Array<{ name: string; displayName: string; version: number | number[] }>>;
+	/** Credential types n8n knows (the editor's /types/credentials.json). */
+	credentialTypes(): Promise<Array<{ name: string; displayName: string }>>;
+	/** Any public API call (`/api/v1` + path) with the API key; never throws on an HTTP error status. */
+	publicApi<T = unknown>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
+	/** Any REST call (`/rest` + path) with the owner's session; never throws on an HTTP error status. */
+	rest<T = unknown>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
+}
+
+/** n8n ties its session cookie to this header; any constant works for a client that is not a browser. */
+export const BROWSER_ID = 'campaign-calling-e2e';
+/** The instance owner the harness sets up (and signs in as): also a login for the editor. */
+export const OWNER = { email: 'owner@example.com', firstName: 'E2E', lastName: 'Owner', password: 'E2e-Owner-Passw0rd' };
+const ENCRYPTION_KEY = 'campaign-calling-e2e-encryption-key';
+const STOP_GRACE_MS = 15_000;
+const STILL_RUNNING = ['new', 'running', 'waiting'];
+const PUBLICATION_TIMEOUT_MS = 45_000;
+
+/** Starts n8n (installing its runtime first if needed) and returns a signed-in handle. */
+export async function startN8n(options: StartOptions): Promise<N8nInstance> {
+	const runtime = await ensureRuntime(options.version);
+	const ownsUserFolder = options.userFolder === undefined;
+	const userFolder = options.userFolder ?? createUserFolder(options.version);
+	mkdirSync(userFolder, { recursive: true });
+	const removeUserFolder = () => {
+		if (ownsUserFolder && !process.env.E2E_KEEP_WORK) rmSync(userFolder, { recursive: true, force: true });
+	};
+	let installedPackage: InstalledPackage | undefined;
+	try {
+		installedPackage = options.withPackage ? await installPackage(userFolder, options.packageRoot) : undefined;
+	} catch (error) {
+		removeUserFolder();
+		throw error;
+	}
+
+	const port = options.port ?? (await freePort());
+	const url = `http://127.0.0.1:${port}/`;
+	const logFile = join(userFolder, 'n8n.log');
+	const env: NodeJS.ProcessEnv = {
+		...cleanEnv(),
+		...runtime.env,
+		NODE_ENV: 'production',
+		N8N_USER_FOLDER: userFolder,
+		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
+		N8N_HOST: '127.0.0.1',
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_PORT: String(port),
+		N8N_PROTOCOL: 'http',
+		N8N_EDITOR_BASE_URL: url,
+		[runtime.webhookUrlVariable]: url,
+		// The task runner broker has a fixed default port: two instances at once would clash.
+		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_SECURE_COOKIE: 'false',
+		// No calls home: telemetry, version checks, templates, banners, the verified-packages catalogue.
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		N8N_DYNAMIC_BANNERS_ENABLED: 'false',
+		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+		N8N_REINSTALL_MISSING_PACKAGES: 'false',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
+		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
+		...options.extraEnv,
+	};
+
+	log(`n8n ${options.version}: starting on ${url} (user folder ${userFolder})`);
+	const logFd = openSync(logFile, 'a');
+	const startedAt = Date.now();
+	const child = spawn(runtime.nodeBinary, [N8N_ENTRY, 'start'], {
+		cwd: runtime.dir,
+		env,
+		// Its own process group, so stop() can end the task runners it spawns too.
+		detached: true,
+		stdio: ['ignore', logFd, logFd],
+	});
+	closeSync(logFd);
+	child.unref();
+	track(child);
+
+	const logs = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
+	let stopping: Promise<void> | undefined;
+	const stop = () => {
+		stopping ??= stopProcessGroup(child).then(removeUserFolder);
+		return stopping;
+	};
+
+	try {
+		await waitUntilReady(url, child, logs, options.readyTimeoutMs ?? 120_000);
+		const startToReadyMs = Date.now() - startedAt;
+		log(`n8n ${options.version}: ready in ${(startToReadyMs / 1000).toFixed(1)} s`);
+		const cookie = await signInAsOwner(url);
+		const apiKey = await createApiKey(url, cookie);
+		const api = createApi({ url, cookie, apiKey, logs });
+		return {
+			version: options.version,
+			runtime,
+			url,
+			webhookUrl: url,
+			port,
+			userFolder,
+			logFile,
+			installedPackage,
+			startToReadyMs,
+			apiKey,
+			cookie,
+			api,
+			logs,
+			stop,
+		};
+	} catch (error) {
+		await stop();
+		throw error;
+	}
+}
+
+/**
+ * A fresh user folder in the system's temp dir: not under test/, where jest's module map would find the
+ * package.json files n8n's community-package folder holds.
+ */
+export function createUserFolder(label: string): string {
+	const workDir = join(tmpdir(), 'campaign-calling-e2e');
+	mkdirSync(workDir, { recursive: true });
+	return mkdtempSync(join(workDir, `n8n-${label}-`));
+}
+
+/** The json of each item a node put out in its first run (first output), from an execution listed with data. */
+export function nodeOutput(execution: Execution, nodeName: string): Array<Record<string, unknown>> {
+	const run = execution.data?.resultData.runData[nodeName]?.[0];
+	if (!run) throw new Error(`Node '${nodeName}' did not run in execution ${execution.id}`);
+	return (run.data?.main?.[0] ?? []).map((item) => item.json);
+}
+
+/** The error an execution stopped on (the workflow's, or else the first failed node's), if any. */
+export function executionError(execution: Execution): { message: string; description?: string } | undefined {
+	const resultData = execution.data?.resultData;
+	if (resultData?.error) return resultData.error;
+	for (const runs of Object.values(resultData?.runData ?? {})) {
+		const failed = runs.find((run) => run.error);
+		if (failed?.error) return failed.error;
+	}
+	return undefined;
+}
+
+async function waitUntilReady(url: string, child: ChildProcess, logs: () => string, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		if (child.exitCode !== null || child.signalCode !== null) {
+			throw new Error(`n8n exited (${child.signalCode ?? `code ${child.exitCode}`}) before it was ready:\n${tail(logs())}`);
+		}
+		// 1.x answers readiness before its REST routes exist.
+		if ((await answersOk(`${url}healthz/readiness`)) && (await answersOk(`${url}rest/settings`))) return;
+		await sleep(250);
+	}
+	throw new Error(`n8n was not ready after ${timeoutMs / 1000} s:\n${tail(logs())}`);
+}
+
+async function answersOk(address: string): Promise<boolean> {
+	try {
+		const response = await fetch(address, { signal: AbortSignal.timeout(5_000) });
+		await response.arrayBuffer();
+		return response.status === 200;
+	} catch {
+		return false;
+	}
+}
+
+/** Sets up the owner on a fresh instance, or logs in on a rerun; returns the session cookie. */
+async function signInAsOwner(url: string): Promise<string> {
+	const post = (path: string, body: unknown) =>
+		fetch(`${url}rest/${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'browser-id': BROWSER_ID },
+			body: JSON.stringify(body),
+		});
+	let response = await post('owner/setup', OWNER);
+	if (!response.ok) {
+		response = await post('login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
+	}
+	if (!response.ok) throw new Error(`Cannot sign in as the owner: HTTP ${response.status} ${await response.text()}`);
+	const cookie = response.headers
+		.getSetCookie()
+		.map((header) => header.split(';')[0])
+		.find((pair) => pair.startsWith('n8n-auth='));
+	if (!cookie) throw new Error('Signing in returned no n8n-auth cookie');
+	return cookie;
+}
+
+async function createApiKey(url: string, cookie: string): Promise<string> {
+	const session = sessionHeaders(cookie);
+	const scopes = okBody(
+		'GET /rest/api-keys/scopes',
+		await httpCall<{ data: string[] }>(`${url}rest/api-keys/scopes`, 'GET', session),
+	).data;
+	const label = `e2e ${new Date().toISOString()}`;
+	const created = okBody(
+		'POST /rest/api-keys',
+		await httpCall<{ data: { rawApiKey: string } }>(`${url}rest/api-keys`, 'POST', session, { label, scopes, expiresAt: null }),
+	);
+	return created.data.rawApiKey;
+}
+
+function sessionHeaders(cookie: string): Record<string, string> {
+	return { 'browser-id': BROWSER_ID, cookie };
+}
+
+async function httpCall<T>(address: string, method: string, headers: Record<string, string>, body?: unknown): Promise<ApiResponse<T>> {
+	const response = await fetch(address, {
+		method,
+		headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	return { status: response.status, body: parseBody(await response.text()) as T };
+}
+
+function createApi(context: { url: string; cookie: string; apiKey: string; logs: () => string }): N8nApi {
+	const { url } = context;
+	const session = sessionHeaders(context.cookie);
+	const publicApi = async <T = unknown>(method: string, path: string, body?: unknown) =>
+		await httpCall<T>(`${url}api/v1${path}`, method, { 'x-n8n-api-key': context.apiKey }, body);
+	const rest = async <T = unknown>(method: string, path: string, body?: unknown) =>
+		await httpCall<T>(`${url}rest${path}`, method, session, body);
+	const ok = async <T>(method: string, path: string, body?: unknown): Promise<T> =>
+		okBody(`${method} /api/v1${path}`, await publicApi<T>(method, path, body));
+
+	/**
+	 * 2.x (de)activates through a publication outbox, after the API call has answered: wait until it is done.
+	 * 1.x has no such endpoint (404) and has (de)activated before answering.
+	 */
+	const settledPublication = async (workflowId: string): Promise<PublicationStatus | undefined> => {
+		const deadline = Date.now() + PUBLICATION_TIMEOUT_MS;
+		while (Date.now() < deadline) {
+			const response = await rest<{ data: PublicationStatus }>('GET', `/workflows/${workflowId}/publication-status`);
+			if (response.status === 404) return undefined;
+			const publication = okBody(`GET /rest/workflows/${workflowId}/publication-status`, response).data;
+			if (publication.status !== 'in_progress') return publication;
+			await sleep(200);
+		}
+		throw new Error(`Publishing workflow ${workflowId} did not settle within ${PUBLICATION_TIMEOUT_MS / 1000} s\n${tail(context.logs())}`);
+	};
+
+	const api: N8nApi = {
+		async createCredential(name, type, data) {
+			// 1.x adds this field to credential types that authenticate requests, and its public API then requires it.
+			const schema = await ok<{ properties?: Record<string, unknown> }>('GET', `/credentials/schema/${type}`);
+			const complete = schema.properties?.allowedHttpRequestDomains ? { allowedHttpRequestDomains: 'all', ...data } : data;
+			return await ok('POST', '/credentials', { name, type, data: complete });
+		},
+		async deleteCredential(id) {
+			await ok('DELETE', `/credentials/${id}`);
+		},
+		async testCredential(credential) {
+			const response = await rest<{ data: CredentialTestResult }>('POST', '/credentials/test', { credentials: credential });
+			return okBody('POST /rest/credentials/test', response).data;
+		},
+		async createWorkflow(workflow) {
+			return await ok('POST', '/workflows', workflow);
+		},
+		async activate(workflowId) {
+			await ok('POST', `/workflows/${workflowId}/activate`);
+			const publication = await settledPublication(workflowId);
+			if (publication?.status === 'failed' || publication?.status === 'partial') {
+				const reasons = publication.triggers.map((trigger) => trigger.errorMessage).filter(Boolean);
+				throw new Error(`Activating workflow ${workflowId} failed (${publication.status}): ${reasons.join('; ')}`);
+			}
+		},
+		async deactivate(workflowId) {
+			await ok('POST', `/workflows/${workflowId}/deactivate`);
+			await settledPublication(workflowId);
+		},
+		async deleteWorkflow(workflowId) {
+			// 2.x refuses to delete a published workflow (409); 1.x deactivates it on the way.
+			const { active } = await ok<{ active: boolean }>('GET', `/workflows/${workflowId}`);
+			if (active) await api.deactivate(workflowId);
+			await ok('DELETE', `/workflows/${workflowId}`);
+		},
+		async listExecutions(workflowId, includeData = false) {
+			const query = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250' });
+			const page = await ok<{ data: Execution[] }>('GET', `/executions?${query}`);
+			return page.data.map((execution) => ({ ...execution, id: String(execution.id) })).sort((a, b) => Number(a.id) - Number(b.id));
+		},
+		async waitForExecutions(workflowId, count, timeoutMs = 30_000) {
+			const deadline = Date.now() + timeoutMs;
+			let seen: Execution[] = [];
+			while (Date.now() < deadline) {
+				seen = await api.listExecutions(workflowId);
+				if (seen.filter((execution) => !STILL_RUNNING.includes(execution.status)).length >= count) {
+					return (await api.listExecutions(workflowId, true)).filter((execution) => !STILL_RUNNING.includes(execution.status));
+				}
+				await sleep(500);
+			}
+			const statuses = seen.map((execution) => `${execution.id}:${execution.status}`).join(', ') || 'none';
+			throw new Error(
+				`Workflow ${workflowId} has not ${count} finished executions after ${timeoutMs / 1000} s (seen: ${statuses})\n${tail(context.logs())}`,
+			);
+		},
+		async callWebhook(path, body, options = {}) {
+			const method = options.method ?? 'POST';
+			const sendsBody = body !== undefined && method !== 'GET';
+			return await httpCall(`${url}webhook/${path}`, method, options.headers ?? {}, sendsBody ? body : undefined);
+		},
+		async nodeTypes() {
+			return okBody('GET /types/nodes.json', await httpCall(`${url}types/nodes.json`, 'GET', session));
+		},
+		async credentialTypes() {
+			return okBody('GET /types/credentials.json', await httpCall(`${url}types/credentials.json`, 'GET', session));
+		},
+		publicApi,
+		rest,
+	};
+	return api;
+}
+
+function okBody<T>(what: string, response: ApiResponse<T>): T {
+	if (response.status < 200 || response.status >= 300) {
+		throw new Error(`${what}: HTTP ${response.status} ${JSON.stringify(response.body).slice(0, 1000)}`);
+	}
+	return response.body;
+}
+
+function parseBody(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return text;
+	}
+}
+
+function tail(text: string, lines = 60): string {
+	return text.split('\n').slice(-lines).join('\n');
+}
+
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Makes sure no n8n outlives the test process, even when a test crashes before its afterAll. */
+function track(child: ChildProcess): void {
+	if (!exitHookInstalled) {
+		process.on('exit', () => running.forEach((each) => signalGroup(each, 'SIGKILL')));
+		exitHookInstalled = true;
+	}
+	running.add(child);
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+		// Only where nobody else handles the signal: kill our groups, then die of it as we would have.
+		if (process.listenerCount(signal) === 0) {
+			process.once(signal, () => {
+				running.forEach((each) => signalGroup(each, 'SIGKILL'));
+				process.kill(process.pid, signal);
+			});
+		}
+	}
+}
+
+async function stopProcessGroup(child: ChildProcess): Promise<void> {
+	if (child.exitCode === null && child.signalCode === null) {
+		let graceTimer: NodeJS.Timeout | undefined;
+		const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+		const graceOver = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, STOP_GRACE_MS)));
+		signalGroup(child, 'SIGTERM');
+		await Promise.race([exited, graceOver]);
+		clearTimeout(graceTimer);
+	}
+	// Whatever is left in the group (task runners, or n8n itself when it ignored SIGTERM).
+	signalGroup(child, 'SIGKILL');
+	running.delete(child);
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+	if (child.pid === undefined) return;
+	try {
+		process.kill(-child.pid, signal);
+	} catch {
+		// The group is already gone.
+	}
+}
