@@ -1,0 +1,236 @@
+/**
+ * Benchmarks 1 and 2 in real n8n 2.41.1 against the simulator. Prints markdown tables; asserts
+ * only counts (requests sent, items out), never timings.
+ *
+ * 1. Add Contacts over N items: this node (Map Each Field with {{ $json.x }}, with an expression
+ *    the fast path cannot take, and Auto-Map) vs n8n's HTTP Request node posting one contact per
+ *    item, vs the floor: the same batches posted by plain Node HTTP outside n8n; plus n8n's Set
+ *    node evaluating the same non-trivial expressions.
+ * 2. Trigger: deliveries at a fixed concurrency to this trigger vs n8n's Webhook node.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+import { DEMO, startSimulator, type Simulator } from '../test/simulator/server.ts';
+import { startN8n, type Execution, type N8nInstance } from '../test/e2e/harness/n8n.ts';
+import {
+	CREDENTIAL_TYPE,
+	campaignCallingNode,
+	campaignCallingTriggerNode,
+	node,
+	setNode,
+	splitOutNode,
+	triggerWorkflow,
+	webhookDriven,
+	workflow,
+	type CredentialRef,
+	type WorkflowNode,
+} from '../test/e2e/harness/workflows.ts';
+
+const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Number);
+/** One request per item is slow by nature; past this size it is left out. */
+const HTTP_NODE_MAX = Number(process.env.BENCH_HTTP_NODE_MAX ?? 10000);
+const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const BATCH = 100;
+
+let simulator: Simulator;
+let n8n: N8nInstance;
+let credential: CredentialRef;
+let counter = 0;
+
+beforeAll(async () => {
+	simulator = await startSimulator({ recordBodies: false });
+	n8n = await startN8n({ version: '2.41.1', withPackage: true, extraEnv: { N8N_PAYLOAD_SIZE_MAX: '64' } });
+	const created = await n8n.api.createCredential('bench', CREDENTIAL_TYPE, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
+	credential = { id: created.id, name: created.name };
+});
+
+afterAll(async () => {
+	await n8n?.stop();
+	await simulator?.close();
+});
+
+function leads(count: number) {
+	return Array.from({ length: count }, (_, i) => ({
+		x: `Lead${i}`,
+		firstname: `Lead${i}`,
+		lastname: 'Doe',
+		phone_number: `+1415${String(i).padStart(7, '0')}`,
+		f: `  Lead${i}  `,
+	}));
+}
+
+/** Peak resident memory (VmHWM) of the n8n process serving this instance, in MiB. */
+function n8nPeakRssMiB(): number | undefined {
+	for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+		try {
+			const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+			if (!environ.includes(`N8N_USER_FOLDER=${n8n.userFolder}\0`)) continue;
+			if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('n8n')) continue;
+			const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+			if (match) return Math.round(Number(match[1]) / 1024);
+		} catch {
+			// A process that ended or is not ours.
+		}
+	}
+	return undefined;
+}
+
+function nodeTime(execution: Execution, name: string): number {
+	const run = (execution.data?.resultData.runData[name] ?? [])[0] as { executionTime?: number } | undefined;
+	return run?.executionTime ?? NaN;
+}
+
+/** Runs a webhook-driven workflow once over `count` leads; returns the node's time and requests. */
+async function runCase(label: string, nodes: WorkflowNode[], measured: string, count: number) {
+	const path = `bench-${++counter}`;
+	const created = await n8n.api.createWorkflow(webhookDriven(path, [splitOutNode('Leads', 'body.leads'), ...nodes]));
+	try {
+		await n8n.api.activate(created.id);
+		simulator.requests.length = 0;
+		const reply = await n8n.api.callWebhook(path, { leads: leads(count) });
+		const [execution] = await n8n.api.waitForExecutions(created.id, 1, 600_000);
+		expect(execution.status).toBe('success');
+		expect(Array.isArray(reply.body) ? reply.body.length : 0).toBe(count);
+		return { label, count, ms: nodeTime(execution, measured), requests: simulator.requests.length, rss: n8nPeakRssMiB() };
+	} finally {
+		await n8n.api.deleteWorkflow(created.id);
+	}
+}
+
+/** The floor: the same contacts in the same batches, posted by plain Node HTTP, one at a time. */
+async function floor(count: number) {
+	const contacts = leads(count).map(({ firstname, lastname, phone_number }) => ({ firstname, lastname, phone_number }));
+	simulator.requests.length = 0;
+	const started = performance.now();
+	for (let start = 0; start < contacts.length; start += BATCH) {
+		const response = await fetch(`${simulator.url}/compaign/v1/contacts/addToCampaign/${DEMO.campaignId}`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${DEMO.apiKey}`, 'content-type': 'application/json' },
+			body: JSON.stringify(contacts.slice(start, start + BATCH)),
+		});
+		await response.json();
+	}
+	return { ms: performance.now() - started, requests: simulator.requests.length };
+}
+
+const addContacts = (parameters: Record<string, unknown>) =>
+	campaignCallingNode('Campaign Calling', { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, ...parameters }, credential);
+
+const httpRequestPerItem = () =>
+	node('HTTP Request', 'n8n-nodes-base.httpRequest', 4.2, {
+		method: 'POST',
+		url: `${simulator.url}/compaign/v1/contacts/addToCampaign/${DEMO.campaignId}`,
+		sendHeaders: true,
+		headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${DEMO.apiKey}` }] },
+		sendBody: true,
+		specifyBody: 'json',
+		jsonBody: '={{ JSON.stringify([{ firstname: $json.x, lastname: $json.lastname, phone_number: $json.phone_number }]) }}',
+		options: {},
+	});
+
+const rate = (count: number, ms: number) => Math.round((count / ms) * 1000).toLocaleString('en-US');
+
+test('1. Add Contacts: this node vs HTTP Request per item vs plain HTTP', async () => {
+	const rows = [
+		'| N | case | node time | requests | items/s | n8n peak RSS | vs HTTP Request node | vs floor |',
+		'|---|---|---|---|---|---|---|---|',
+	];
+	for (const count of SIZES) {
+		const base = await floor(count);
+		expect(base.requests).toBe(Math.ceil(count / BATCH));
+		const fields = await runCase(
+			'node, Map Each Field `{{ $json.x }}`',
+			[addContacts({ firstName: '={{ $json.x }}', lastName: '={{ $json.lastname }}', phoneNumber: '={{ $json.phone_number }}' })],
+			'Campaign Calling',
+			count,
+		);
+		const autoMap = await runCase('node, Auto-Map', [addContacts({ inputMode: 'autoMap' })], 'Campaign Calling', count);
+		const trimmed = await runCase(
+			'node, `{{ $json.f.trim() }}` (no fast path)',
+			[addContacts({ firstName: '={{ $json.f.trim() }}', lastName: '={{ $json.lastname.trim() }}', phoneNumber: '={{ $json.phone_number.trim() }}' })],
+			'Campaign Calling',
+			count,
+		);
+		const setOnly = await runCase(
+			'Set node, same three `.trim()` expressions',
+			[setNode('Set', { firstname: '={{ $json.f.trim() }}', lastname: '={{ $json.lastname.trim() }}', phone_number: '={{ $json.phone_number.trim() }}' })],
+			'Set',
+			count,
+		);
+		for (const result of [fields, autoMap, trimmed]) expect(result.requests).toBe(Math.ceil(count / BATCH));
+		const http = count <= HTTP_NODE_MAX ? await runCase('HTTP Request node, one POST per item', [httpRequestPerItem()], 'HTTP Request', count) : undefined;
+		if (http) expect(http.requests).toBe(count);
+
+		const row = (result: { label: string; ms: number; requests: number; rss?: number }, extra = '') =>
+			`| ${count} | ${result.label} | ${Math.round(result.ms)} ms | ${result.requests} | ${rate(count, result.ms)} | ${result.rss ?? '?'} MiB | ${
+				http && result !== http ? `${(http.ms / result.ms).toFixed(1)}x faster` : ''
+			} | ${(result.ms / base.ms).toFixed(2)}x${extra} |`;
+		rows.push(row(fields), row(autoMap), row(trimmed, ` (Set + floor: ${((setOnly.ms + base.ms) / base.ms).toFixed(2)}x)`), row(setOnly));
+		if (http) rows.push(row(http));
+		rows.push(`| ${count} | floor: plain Node HTTP, batches of ${BATCH} | ${Math.round(base.ms)} ms | ${base.requests} | ${rate(count, base.ms)} | | | 1.00x |`);
+	}
+	process.stdout.write(`\n${rows.join('\n')}\n`);
+});
+
+/** Sends `total` deliveries with at most `concurrency` in flight; returns throughput and latencies. */
+async function flood(url: string, headers: Record<string, string>, total: number, concurrency: number) {
+	const latencies: number[] = [];
+	let next = 0;
+	let accepted = 0;
+	const started = performance.now();
+	const worker = async () => {
+		while (next < total) {
+			const index = next++;
+			const sent = performance.now();
+			const response = await fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', ...headers },
+				body: JSON.stringify({ event_type: 'call.ended', data: { n: index } }),
+			});
+			await response.arrayBuffer();
+			if (response.status === 200) accepted++;
+			latencies.push(performance.now() - sent);
+		}
+	};
+	await Promise.all(Array.from({ length: concurrency }, worker));
+	const elapsed = performance.now() - started;
+	latencies.sort((a, b) => a - b);
+	const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+	return { accepted, perSecond: (accepted / elapsed) * 1000, p50: percentile(50), p99: percentile(99) };
+}
+
+test('2. Trigger throughput: this trigger vs n8n\'s Webhook node', async () => {
+	const trigger = campaignCallingTriggerNode(['call.ended'], credential);
+	const ours = await n8n.api.createWorkflow(triggerWorkflow('bench trigger', trigger));
+	const webhook = node('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: 'bench-webhook', responseMode: 'onReceived', options: {} }, { webhookId: 'b0000000-0000-4000-8000-000000000001' });
+	const theirs = await n8n.api.createWorkflow(workflow('bench webhook node', [webhook], {}));
+	try {
+		await n8n.api.activate(ours.id);
+		await n8n.api.activate(theirs.id);
+		const module = [...simulator.state.webhookModules.values()].map((owned) => owned.record).find((record) => record.event_type === 'call.ended');
+		const secretHeaders = (module?.settings.headers ?? {}) as Record<string, string>;
+
+		const triggerUrl = `${n8n.webhookUrl}webhook/${trigger.webhookId}/webhook`;
+		const webhookUrl = `${n8n.webhookUrl}webhook/bench-webhook`;
+		// A short warm-up of each, so neither pays for first-request costs in its figures.
+		await flood(triggerUrl, secretHeaders, 50, 4);
+		await flood(webhookUrl, {}, 50, 4);
+		const oursResult = await flood(triggerUrl, secretHeaders, DELIVERIES, CONCURRENCY);
+		const theirsResult = await flood(webhookUrl, {}, DELIVERIES, CONCURRENCY);
+		expect(oursResult.accepted).toBe(DELIVERIES);
+		expect(theirsResult.accepted).toBe(DELIVERIES);
+
+		const rows = [
+			`| ${DELIVERIES} deliveries, concurrency ${CONCURRENCY} | accepted/s | p50 | p99 |`,
+			'|---|---|---|---|',
+			`| Campaign Calling Trigger (secret checked) | ${oursResult.perSecond.toFixed(0)} | ${oursResult.p50.toFixed(1)} ms | ${oursResult.p99.toFixed(1)} ms |`,
+			`| n8n Webhook node | ${theirsResult.perSecond.toFixed(0)} | ${theirsResult.p50.toFixed(1)} ms | ${theirsResult.p99.toFixed(1)} ms |`,
+			`| ratio (trigger / Webhook node) | ${(oursResult.perSecond / theirsResult.perSecond).toFixed(2)}x | | |`,
+		];
+		process.stdout.write(`\n${rows.join('\n')}\n`);
+	} finally {
+		await n8n.api.deleteWorkflow(ours.id);
+		await n8n.api.deleteWorkflow(theirs.id);
+	}
+});
