@@ -9,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { readDeliveryLimits } from '../CampaignCalling/actions/shared/moduleSettings';
+import { deliveryLimitProperties, readDeliveryLimits } from '../CampaignCalling/actions/shared/moduleSettings';
 import { createWebhookModule } from '../CampaignCalling/actions/webhookModule/create.operation';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../CampaignCalling/vocabulary';
 import {
@@ -85,23 +85,7 @@ export class CampaignCallingTrigger implements INodeType {
 						description:
 							'Whether each item also carries the delivery\'s HTTP headers (under "headers"), without this node\'s secret',
 					},
-					{
-						displayName: 'Retry Limit',
-						name: 'retryLimit',
-						type: 'number',
-						typeOptions: { minValue: 0, maxValue: 100 },
-						default: 3,
-						description: 'How many times the service retries a delivery n8n did not accept',
-					},
-					{
-						displayName: 'Timeout',
-						name: 'timeout',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 3600 },
-						default: 30,
-						description:
-							'How long the service waits for n8n to answer a delivery. The service does not document the unit; seconds are assumed.',
-					},
+					...deliveryLimitProperties,
 				],
 			},
 		],

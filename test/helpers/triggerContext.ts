@@ -4,7 +4,7 @@
  * keeps a workflow's static data between activations.
  */
 import { HookContext, WebhookContext } from 'n8n-core';
-import type { IDataObject, INode, IWebhookData, IWebhookResponseData, WorkflowActivateMode } from 'n8n-workflow';
+import type { IDataObject, INode, IWebhookData, IWebhookResponseData, IWorkflowExecuteAdditionalData, WorkflowActivateMode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { CampaignCallingTrigger } from '../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
@@ -81,17 +81,21 @@ export class TriggerHarness {
 		return data;
 	}
 
-	private hookContext(activation: WorkflowActivateMode = 'activate'): HookContext {
-		const webhookData: IWebhookData = {
+	private webhookData(additionalData: IWorkflowExecuteAdditionalData): IWebhookData {
+		return {
 			httpMethod: 'POST',
 			node: this.node.name,
 			path: `${WEBHOOK_ID}/webhook`,
 			webhookDescription: this.nodeType.description.webhooks![0],
 			workflowId: this.workflow.id,
-			workflowExecuteAdditionalData: this.additionalData(),
+			workflowExecuteAdditionalData: additionalData,
 			webhookId: WEBHOOK_ID,
 		};
-		return new HookContext(this.workflow, this.node, this.additionalData(), 'trigger', activation, webhookData);
+	}
+
+	private hookContext(activation: WorkflowActivateMode = 'activate'): HookContext {
+		const additionalData = this.additionalData();
+		return new HookContext(this.workflow, this.node, additionalData, 'trigger', activation, this.webhookData(additionalData));
 	}
 
 	async checkExists(): Promise<boolean> {
@@ -146,16 +150,7 @@ export class TriggerHarness {
 		const httpRequest = { headers, body: parsed, rawBody: Buffer.from(raw), query: {}, params: {} };
 		const additionalData = this.additionalData();
 		Object.assign(additionalData, { httpRequest, httpResponse: response });
-		const webhookData: IWebhookData = {
-			httpMethod: 'POST',
-			node: this.node.name,
-			path: `${WEBHOOK_ID}/webhook`,
-			webhookDescription: this.nodeType.description.webhooks![0],
-			workflowId: this.workflow.id,
-			workflowExecuteAdditionalData: additionalData,
-			webhookId: WEBHOOK_ID,
-		};
-		const context = new WebhookContext(this.workflow, this.node, additionalData, 'webhook', webhookData, [], null);
+		const context = new WebhookContext(this.workflow, this.node, additionalData, 'webhook', this.webhookData(additionalData), [], null);
 		const result = await this.nodeType.webhook.call(context);
 		return { result, ...outcome };
 	}

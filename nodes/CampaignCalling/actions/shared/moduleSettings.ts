@@ -19,6 +19,27 @@ export const DEFAULT_DELIVERY_RETRY_LIMIT = 3;
 const MAX_TIMEOUT = 3600;
 const MAX_RETRY_LIMIT = 100;
 
+/** Timeout and Retry Limit of a module's deliveries; the trigger offers them for its own modules. */
+export const deliveryLimitProperties: INodeProperties[] = [
+	{
+		displayName: 'Retry Limit',
+		name: 'retryLimit',
+		type: 'number',
+		typeOptions: { minValue: 0, maxValue: MAX_RETRY_LIMIT },
+		default: 3,
+		description: 'How many times the service retries a delivery that was not accepted',
+	},
+	{
+		displayName: 'Timeout',
+		name: 'timeout',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_TIMEOUT },
+		default: 30,
+		description:
+			'How long the service waits for an answer to a delivery. The service does not document the unit; seconds are assumed.',
+	},
+];
+
 export function deliveryProperties(urlDescription: string): INodeProperties[] {
 	return [
 		{
@@ -70,23 +91,7 @@ export function deliveryProperties(urlDescription: string): INodeProperties[] {
 						{ name: 'PUT', value: 'PUT' },
 					],
 				},
-				{
-					displayName: 'Retry Limit',
-					name: 'retryLimit',
-					type: 'number',
-					typeOptions: { minValue: 0, maxValue: MAX_RETRY_LIMIT },
-					default: 3,
-					description: 'How many times the service retries a failed delivery',
-				},
-				{
-					displayName: 'Timeout',
-					name: 'timeout',
-					type: 'number',
-					typeOptions: { minValue: 1, maxValue: MAX_TIMEOUT },
-					default: 30,
-					description:
-						'How long the service waits for the URL to answer. The service does not document the unit; seconds are assumed.',
-				},
+				...deliveryLimitProperties,
 			],
 		},
 	];

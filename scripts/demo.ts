@@ -1,0 +1,132 @@
+/**
+ * `npm run demo`: a local n8n 2.x with this package installed, the service simulator, a ready credential
+ * and the example workflows, to try the nodes in the editor. Run from the repo root after `npm run build`
+ * (the npm script builds first). N8N_PORT (default 5678) and SIMULATOR_PORT (default: a free one) choose
+ * the ports. n8n's data is kept between runs; Ctrl-C (or SIGTERM) stops n8n and the simulator.
+ */
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { DEMO, startSimulator } from '../test/simulator/server.ts';
+import type { Simulator } from '../test/simulator/server.ts';
+import { OWNER, startN8n } from '../test/e2e/harness/n8n.ts';
+import type { N8nInstance } from '../test/e2e/harness/n8n.ts';
+import { cacheDir } from '../test/e2e/harness/runtime.ts';
+import type { N8nVersion } from '../test/e2e/harness/runtime.ts';
+import { DEMO_CREDENTIAL_NAME, EXAMPLES, installExamples } from './examples.ts';
+
+const VERSION: N8nVersion = '2.41.1';
+const DEFAULT_N8N_PORT = 5678;
+const HEALTH_CHECK_MS = 5_000;
+const startedAt = Date.now();
+
+let n8n: N8nInstance | undefined;
+let simulator: Simulator | undefined;
+let stopping = false;
+
+// Registered before n8n starts, so the harness leaves these signals to us and n8n gets a graceful stop.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(signal));
+
+async function shutdown(reason: string, exitCode = 0): Promise<void> {
+	if (stopping) {
+		// A second Ctrl-C: leave now; the harness's exit hook kills n8n's process group.
+		process.exit(130);
+	}
+	stopping = true;
+	if (!n8n) {
+		// Still starting (or failed to): the harness's exit hook kills an n8n that is on its way up.
+		process.stderr.write(`\n${reason}: stopping during start-up.\n`);
+		await simulator?.close();
+		process.exit(exitCode === 0 ? 130 : exitCode);
+	}
+	process.stderr.write(`\n${reason}: stopping n8n and the simulator...\n`);
+	await n8n.stop();
+	await simulator?.close();
+	process.stderr.write('Stopped.\n');
+	process.exit(exitCode);
+}
+
+function portSetting(name: string, fallback: number): number {
+	const value = process.env[name];
+	const port = value === undefined || value === '' ? fallback : Number(value);
+	if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number, not ${value}`);
+	return port;
+}
+
+/** n8n would only fail after seconds of start-up with a buried EADDRINUSE: check first. */
+async function portIsFree(port: number): Promise<boolean> {
+	return await new Promise((resolve) => {
+		const server = createServer();
+		server.once('error', () => resolve(false));
+		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+	});
+}
+
+/** Exits (stopping the simulator) when n8n goes away on its own, rather than leaving a dead demo waiting. */
+function watchN8n(instance: N8nInstance): void {
+	let failures = 0;
+	setInterval(async () => {
+		if (stopping) return;
+		const healthy = await fetch(`${instance.url}healthz`, { signal: AbortSignal.timeout(4_000) }).then(
+			(response) => response.ok,
+			() => false,
+		);
+		failures = healthy ? 0 : failures + 1;
+		if (failures >= 3 && !stopping) {
+			process.stderr.write(`n8n stopped answering; its log: ${instance.logFile}\n`);
+			void shutdown('n8n is gone', 1);
+		}
+	}, HEALTH_CHECK_MS);
+}
+
+async function main(): Promise<void> {
+	const n8nPort = portSetting('N8N_PORT', DEFAULT_N8N_PORT);
+	const simulatorPort = portSetting('SIMULATOR_PORT', 0);
+	if (!(await portIsFree(n8nPort))) {
+		throw new Error(`Port ${n8nPort} is in use (another n8n, or an earlier demo?): stop it, or choose another with N8N_PORT=<port>`);
+	}
+
+	simulator = await startSimulator({ host: '127.0.0.1', port: simulatorPort });
+	n8n = await startN8n({
+		version: VERSION,
+		withPackage: true,
+		port: n8nPort,
+		userFolder: join(cacheDir(), 'demo-user-folder'),
+	});
+
+	const imported = await installExamples(n8n, simulator.url);
+	const callEnded = imported.find((each) => each.file === EXAMPLES.callEnded);
+	watchN8n(n8n);
+
+	const nameWidth = Math.max(...imported.map((each) => each.name.length));
+	const lead = JSON.stringify({ first_name: 'Ada', last_name: 'Lovelace', phone: '+14155550123', email: 'ada@example.com', company: 'Acme' });
+	process.stdout.write(
+		[
+			'',
+			`Campaign Calling demo ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`,
+			'',
+			`  n8n ${VERSION}:   ${n8n.url}`,
+			`  login:        ${OWNER.email} / ${OWNER.password}`,
+			`  simulator:    ${simulator.url}  (the credential "${DEMO_CREDENTIAL_NAME}" points here, API key ${DEMO.apiKey})`,
+			'',
+			'  Example workflows:',
+			...imported.map(
+				(each) => `    ${each.name.padEnd(nameWidth)}  ${n8n?.url}workflow/${each.id}${each.active ? '  (active)' : ''}`,
+			),
+			'',
+			`  Play a call, so "${callEnded?.name}" runs (see its Executions tab):`,
+			`    curl -X POST ${simulator.url}/__sim/play-call`,
+			'  Send a lead: open the new-lead workflow, click "Execute workflow", then',
+			`    curl -X POST ${n8n.url}webhook-test/new-lead -H 'content-type: application/json' -d '${lead}'`,
+			`  What the service received:  curl ${simulator.url}/__sim/requests`,
+			'',
+			`  n8n's data is kept in ${n8n.userFolder} (delete it to start afresh); log: ${n8n.logFile}`,
+			'  Ctrl-C stops n8n and the simulator.',
+			'',
+		].join('\n'),
+	);
+}
+
+main().catch(async (error: unknown) => {
+	process.stderr.write(`Demo failed: ${(error as Error).message}\n`);
+	await shutdown('error', 1);
+});

@@ -1,0 +1,206 @@
+/**
+ * The example workflows in examples/, imported through n8n's public API as users import them (only the
+ * credential id substituted) and run against the simulator: one n8n per version for all three.
+ */
+import { randomUUID } from 'node:crypto';
+import { DEMO_CREDENTIAL_NAME, EXAMPLES, loadExample, readExample } from '../../scripts/examples.ts';
+import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
+import { executionError, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
+import type { N8nVersion } from './harness/runtime.ts';
+import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, node, TRIGGER_NODE_TYPE, type CredentialRef, type WorkflowJson } from './harness/workflows.ts';
+
+const versions = (process.env.E2E_N8N_VERSIONS ?? '2.41.1,1.123.81')
+	.split(',')
+	.map((version) => version.trim())
+	.filter(Boolean) as N8nVersion[];
+
+const SCHEDULE_TYPE = 'n8n-nodes-base.scheduleTrigger';
+
+/**
+ * n8n has no public "run now" endpoint and the Schedule Trigger fires only at its hour, so the test runs
+ * the daily check through a Webhook node standing in for the Schedule Trigger; every other node, and
+ * the wiring after the trigger, is the example's own. (The unchanged example is activated separately.)
+ */
+function withWebhookInsteadOfSchedule(workflow: WorkflowJson, path: string): WorkflowJson {
+	const schedule = workflow.nodes.find((each) => each.type === SCHEDULE_TYPE);
+	if (!schedule) throw new Error(`${workflow.name} has no Schedule Trigger`);
+	const standIn = node(
+		'Run Check Now',
+		'n8n-nodes-base.webhook',
+		2,
+		{ httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+		{ webhookId: randomUUID(), position: schedule.position },
+	);
+	const { [schedule.name]: fromSchedule, ...otherConnections } = workflow.connections;
+	return {
+		...workflow,
+		name: `${workflow.name} (webhook-driven for the test)`,
+		nodes: workflow.nodes.map((each) => (each === schedule ? standIn : each)),
+		connections: { ...otherConnections, [standIn.name]: fromSchedule },
+	};
+}
+
+describe('the example files', () => {
+	it.each(Object.values(EXAMPLES))('%s uses only core nodes and ours, one credential by name, and explains itself', (file) => {
+		const workflow = readExample(file);
+		for (const each of workflow.nodes) {
+			expect([ACTION_NODE_TYPE, TRIGGER_NODE_TYPE].includes(each.type) || each.type.startsWith('n8n-nodes-base.')).toBe(true);
+			for (const [type, reference] of Object.entries(each.credentials ?? {})) {
+				expect(type).toBe(CREDENTIAL_TYPE);
+				expect(reference.name).toBe(DEMO_CREDENTIAL_NAME);
+			}
+		}
+		expect(workflow.nodes.filter((each) => each.type === 'n8n-nodes-base.stickyNote')).toHaveLength(1);
+		// Every connection joins nodes of the workflow.
+		const names = new Set(workflow.nodes.map((each) => each.name));
+		for (const [from, { main }] of Object.entries(workflow.connections)) {
+			expect(names.has(from)).toBe(true);
+			for (const target of main.flat()) expect(names.has(target.node)).toBe(true);
+		}
+	});
+});
+
+describe.each(versions)('the examples in n8n %s', (version) => {
+	let n8n: N8nInstance;
+	let simulator: Simulator;
+	let credential: CredentialRef;
+
+	beforeAll(async () => {
+		simulator = await startSimulator();
+		n8n = await startN8n({ version, withPackage: true });
+		const created = await n8n.api.createCredential(DEMO_CREDENTIAL_NAME, CREDENTIAL_TYPE, {
+			baseUrl: `${simulator.url}/`,
+			apiKey: DEMO.apiKey,
+		});
+		credential = { id: created.id, name: created.name };
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await simulator?.close();
+	});
+
+	beforeEach(() => simulator.reset());
+
+	/** Imports the workflow, runs `body` with it, and deletes it again (also when the body fails). */
+	async function withImported<T>(workflow: WorkflowJson, body: (workflowId: string) => Promise<T>): Promise<T> {
+		const created = await n8n.api.createWorkflow(workflow);
+		try {
+			return await body(created.id);
+		} finally {
+			await n8n.api.deleteWorkflow(created.id);
+		}
+	}
+
+	function succeeded(execution: Execution): Execution {
+		expect({ status: execution.status, error: executionError(execution) }).toEqual({ status: 'success', error: undefined });
+		return execution;
+	}
+
+	it('knows every node type and version the examples use', async () => {
+		// A versioned node type is listed once per group of versions (Set 1-2, Set 3.x): merge them.
+		const known = new Map<string, number[]>();
+		for (const type of await n8n.api.nodeTypes()) known.set(type.name, [...(known.get(type.name) ?? []), type.version].flat());
+		for (const file of Object.values(EXAMPLES)) {
+			for (const each of readExample(file).nodes) {
+				expect({ file, type: each.type, known: known.get(each.type)?.includes(each.typeVersion) }).toEqual({
+					file,
+					type: each.type,
+					known: true,
+				});
+			}
+		}
+	});
+
+	it('new-lead-to-campaign: a lead posted to its webhook lands in the demo campaign', async () => {
+		const lead = { first_name: 'Margaret', last_name: 'Hamilton', phone: '(415) 555-0177', email: 'margaret@example.com', company: 'Apollo Labs' };
+		await withImported(loadExample(EXAMPLES.newLead, credential), async (workflowId) => {
+			await n8n.api.activate(workflowId);
+
+			const reply = await n8n.api.callWebhook('new-lead', lead);
+
+			expect(reply.status).toBe(200);
+			expect(reply.body).toEqual(expect.objectContaining({ campaignId: DEMO.campaignId, added: 1 }));
+			const stored = [...simulator.state.contacts.values()].filter((contact) => contact.phone_number === '+14155550177');
+			expect(stored).toEqual([
+				expect.objectContaining({
+					firstname: 'Margaret',
+					lastname: 'Hamilton',
+					campaign_id: DEMO.campaignId,
+					metadata: { email: 'margaret@example.com', company_name: 'Apollo Labs', source: 'web form' },
+				}),
+			]);
+			expect(simulator.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+				`POST /compaign/v1/contacts/addToCampaign/${DEMO.campaignId}`,
+			]);
+			succeeded((await n8n.api.waitForExecutions(workflowId, 1))[0]);
+		});
+	});
+
+	it('call-ended-log-outcome: a played call runs it, and its last node holds the contact\'s call outcome', async () => {
+		await withImported(loadExample(EXAMPLES.callEnded, credential), async (workflowId) => {
+			await n8n.api.activate(workflowId);
+			const modules = [...simulator.state.webhookModules.values()].map((owned) => owned.record.event_type);
+			expect(modules).toEqual(['call.ended']);
+
+			const call = await simulator.playCall();
+
+			expect(call.ended).toEqual([expect.objectContaining({ ok: true, status: 200 })]);
+			const [execution] = await n8n.api.waitForExecutions(workflowId, 1);
+			succeeded(execution);
+			const lastNode = execution.data?.resultData.lastNodeExecuted;
+			expect(lastNode).toBe('Call Outcome');
+			expect(nodeOutput(execution, lastNode as string)).toEqual([
+				{
+					name: `${call.contact.firstname} ${call.contact.lastname}`,
+					phone: call.contact.phone_number,
+					last_call_status: call.contact.last_call_status,
+					duration: call.contact.last_call_duration,
+					feedback: call.contact.last_call_feedback,
+				},
+			]);
+			expect(call.contact.last_call_status).toBe('completed');
+		});
+	});
+
+	it('daily-campaign-check: activates as shipped, and routes an active campaign on track and a paused or slow one to Flag Campaign', async () => {
+		// The example as shipped: n8n accepts its Schedule Trigger (it would fire at 8:00 only).
+		await withImported(loadExample(EXAMPLES.dailyCheck, credential), async (workflowId) => {
+			await n8n.api.activate(workflowId);
+			expect((await n8n.api.publicApi<{ active: boolean }>('GET', `/workflows/${workflowId}`)).body.active).toBe(true);
+		});
+
+		const campaign = simulator.state.campaigns.get(DEMO.campaignId)?.record;
+		if (!campaign) throw new Error('the demo campaign is missing');
+		await withImported(withWebhookInsteadOfSchedule(loadExample(EXAMPLES.dailyCheck, credential), 'daily-check'), async (workflowId) => {
+			await n8n.api.activate(workflowId);
+			const runCheck = async (runs: number) => {
+				const reply = await n8n.api.callWebhook('daily-check', {});
+				expect(reply.status).toBe(200);
+				const execution = succeeded((await n8n.api.waitForExecutions(workflowId, runs))[runs - 1]);
+				const ran = Object.keys(execution.data?.resultData.runData ?? {});
+				return { ran, execution };
+			};
+
+			// Seeded: active, call_progress 35.
+			const onTrack = await runCheck(1);
+			expect(onTrack.ran).toContain('On Track');
+			expect(onTrack.ran).not.toContain('Flag Campaign');
+
+			campaign.status = 'paused';
+			const paused = await runCheck(2);
+			expect(paused.ran).not.toContain('On Track');
+			expect(nodeOutput(paused.execution, 'Flag Campaign')).toEqual([
+				{ campaign: `${campaign.name} (${DEMO.campaignId})`, status: 'paused', call_progress: 35, alert: 'The campaign is paused, not active.' },
+			]);
+
+			campaign.status = 'active';
+			campaign.call_progress = 5;
+			const slow = await runCheck(3);
+			expect(slow.ran).not.toContain('On Track');
+			expect(nodeOutput(slow.execution, 'Flag Campaign')).toEqual([
+				expect.objectContaining({ status: 'active', call_progress: 5, alert: 'Only 5% of the calls are made.' }),
+			]);
+		});
+	});
+});
