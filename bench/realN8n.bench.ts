@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 import { DEMO, startSimulator, type Simulator } from '../test/simulator/server.ts';
-import { startN8n, type Execution, type N8nInstance } from '../test/e2e/harness/n8n.ts';
+import { executionError, startN8n, type Execution, type N8nInstance } from '../test/e2e/harness/n8n.ts';
 import {
 	CREDENTIAL_TYPE,
 	campaignCallingNode,
@@ -90,9 +90,11 @@ async function runCase(label: string, nodes: WorkflowNode[], measured: string, c
 		simulator.requests.length = 0;
 		const reply = await n8n.api.callWebhook(path, { leads: leads(count) });
 		const [execution] = await n8n.api.waitForExecutions(created.id, 1, 600_000);
-		expect(execution.status).toBe('success');
-		expect(Array.isArray(reply.body) ? reply.body.length : 0).toBe(count);
-		return { label, count, ms: nodeTime(execution, measured), requests: simulator.requests.length, rss: n8nPeakRssMiB() };
+		// A failed run is a finding to print, not a reason to lose the other figures.
+		const failure = execution.status === 'success' ? undefined : (executionError(execution)?.message ?? execution.status);
+		if (!failure) expect(Array.isArray(reply.body) ? reply.body.length : 0).toBe(count);
+		const shownLabel = failure ? `${label} — FAILED: ${failure.slice(0, 120)}` : label;
+		return { label: shownLabel, count, ms: nodeTime(execution, measured), requests: simulator.requests.length, rss: n8nPeakRssMiB(), failed: !!failure };
 	} finally {
 		await n8n.api.deleteWorkflow(created.id);
 	}
@@ -158,9 +160,9 @@ test('1. Add Contacts: this node vs HTTP Request per item vs plain HTTP', async 
 			'Set',
 			count,
 		);
-		for (const result of [fields, autoMap, trimmed]) expect(result.requests).toBe(Math.ceil(count / BATCH));
+		for (const result of [fields, autoMap, trimmed]) if (!result.failed) expect(result.requests).toBe(Math.ceil(count / BATCH));
 		const http = count <= HTTP_NODE_MAX ? await runCase('HTTP Request node, one POST per item', [httpRequestPerItem()], 'HTTP Request', count) : undefined;
-		if (http) expect(http.requests).toBe(count);
+		if (http && !http.failed) expect(http.requests).toBe(count);
 
 		const row = (result: { label: string; ms: number; requests: number; rss?: number }, extra = '') =>
 			`| ${count} | ${result.label} | ${Math.round(result.ms)} ms | ${result.requests} | ${rate(count, result.ms)} | ${result.rss ?? '?'} MiB | ${
@@ -169,8 +171,10 @@ test('1. Add Contacts: this node vs HTTP Request per item vs plain HTTP', async 
 		rows.push(row(fields), row(autoMap), row(trimmed, ` (Set + floor: ${((setOnly.ms + base.ms) / base.ms).toFixed(2)}x)`), row(setOnly));
 		if (http) rows.push(row(http));
 		rows.push(`| ${count} | floor: plain Node HTTP, batches of ${BATCH} | ${Math.round(base.ms)} ms | ${base.requests} | ${rate(count, base.ms)} | | | 1.00x |`);
+		// Printed as each size completes, so a long run shows its figures as it goes.
+		process.stdout.write(`\n${rows.join('\n')}\n`);
+		rows.splice(2);
 	}
-	process.stdout.write(`\n${rows.join('\n')}\n`);
 });
 
 /** Sends `total` deliveries with at most `concurrency` in flight; returns throughput and latencies. */
