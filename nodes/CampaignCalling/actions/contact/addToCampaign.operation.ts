@@ -119,7 +119,7 @@ const properties: INodeProperties[] = [
 		type: 'json',
 		required: true,
 		default: '[\n  {\n    "firstname": "Ada",\n    "lastname": "Lovelace",\n    "phone_number": "+14155550123",\n    "metadata": { "email": "ada@example.com" }\n  }\n]',
-		description: 'A JSON array of contacts, each with firstname, lastname, phone_number and optionally a metadata object. An expression such as {{ $JSON.contacts }} may return the array directly.',
+		description: 'A JSON array of contacts, each with firstname, lastname, phone_number and optionally a metadata object. An expression may return the array directly, for example one that reads the contacts field of the input item.',
 		displayOptions: { show: { inputMode: ['json'] } },
 	},
 	{
