@@ -140,6 +140,8 @@ interface Batch<Unit> {
 	units: Unit[];
 	/** The input item of each unit. */
 	owners: number[];
+	/** Each unit's place among its own item's units. */
+	positions: number[];
 }
 
 async function runBatched(
@@ -170,23 +172,16 @@ async function runBatched(
 
 	// Answers per item, filled as batches come back; an item succeeds when all its units have one.
 	const answers: IDataObject[][] = shares.map((share) => new Array<IDataObject>(share?.units.length ?? 0));
-	const answeredCount: number[] = new Array(itemCount).fill(0);
 	const batchNumbers: number[][] = shares.map(() => []);
-	const unitPosition: number[] = new Array(itemCount).fill(0);
-	const unitOffsets = batches.map((batch) =>
-		batch.owners.map((owner) => {
-			const position = unitPosition[owner]++;
-			if (!batchNumbers[owner].includes(batch.number)) batchNumbers[owner].push(batch.number);
-			return position;
-		}),
-	);
+	for (const batch of batches) {
+		for (const owner of new Set(batch.owners)) batchNumbers[owner].push(batch.number);
+	}
 
 	const sendOne = async (batch: Batch<unknown>) => {
 		try {
 			const batchAnswers = await operation.sendBatch.call(this, batch.batchKey, batch.units, batch.owners[0]);
 			batch.owners.forEach((owner, index) => {
-				answers[owner][unitOffsets[batch.number][index]] = batchAnswers[index];
-				answeredCount[owner]++;
+				answers[owner][batch.positions[index]] = batchAnswers[index];
 			});
 		} catch (error) {
 			for (const owner of new Set(batch.owners)) {
@@ -212,16 +207,17 @@ export function packBatches<Unit>(shares: Array<BatchShare<Unit> | undefined>, b
 	const batches: Array<Batch<Unit>> = [];
 	shares.forEach((share, itemIndex) => {
 		if (!share) return;
-		for (const unit of share.units) {
+		share.units.forEach((unit, position) => {
 			let batch = open.get(share.batchKey);
 			if (!batch || batch.units.length >= batchSize) {
-				batch = { number: batches.length, batchKey: share.batchKey, units: [], owners: [] };
+				batch = { number: batches.length, batchKey: share.batchKey, units: [], owners: [], positions: [] };
 				batches.push(batch);
 				open.set(share.batchKey, batch);
 			}
 			batch.units.push(unit);
 			batch.owners.push(itemIndex);
-		}
+			batch.positions.push(position);
+		});
 	});
 	return batches;
 }

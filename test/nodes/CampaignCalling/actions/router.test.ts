@@ -304,12 +304,12 @@ describe('router: batched operation (Add Contacts)', () => {
 describe('packBatches', () => {
 	const share = (batchKey: string, ...units: string[]) => ({ batchKey, units });
 
-	it('fills batches per key in input order and records the owner of every unit', () => {
+	it('fills batches per key in input order and records the owner and place of every unit', () => {
 		const batches = packBatches([share('a', 'a1', 'a2'), undefined, share('b', 'b1'), share('a', 'a3', 'a4')], 3);
 		expect(batches).toEqual([
-			{ number: 0, batchKey: 'a', units: ['a1', 'a2', 'a3'], owners: [0, 0, 3] },
-			{ number: 1, batchKey: 'b', units: ['b1'], owners: [2] },
-			{ number: 2, batchKey: 'a', units: ['a4'], owners: [3] },
+			{ number: 0, batchKey: 'a', units: ['a1', 'a2', 'a3'], owners: [0, 0, 3], positions: [0, 1, 0] },
+			{ number: 1, batchKey: 'b', units: ['b1'], owners: [2], positions: [0] },
+			{ number: 2, batchKey: 'a', units: ['a4'], owners: [3], positions: [1] },
 		]);
 	});
 
