@@ -1,0 +1,141 @@
+/**
+ * Deliveries sent straight to a trigger's production webhook URL, as an attacker (or a broken
+ * sender) would: arbitrary headers, methods and bodies, many at once, with every answer kept.
+ */
+import { randomInt } from 'node:crypto';
+import * as http from 'node:http';
+import type { Simulator } from '../../simulator/server.ts';
+import type { N8nInstance } from './n8n.ts';
+import type { WorkflowNode } from './workflows.ts';
+
+/** The trigger's header names (nodes/CampaignCallingTrigger/delivery.ts), spelled out so a rename there fails here. */
+export const SECRET_HEADER = 'x-campaign-calling-secret';
+export const EVENT_HEADER = 'x-campaign-calling-event';
+/** The trigger's own limit on a delivery's body. */
+export const TRIGGER_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface DeliveryRequest {
+	method?: string;
+	/** Added to the URL as is, e.g. '?secret=...'. */
+	query?: string;
+	/** Pairs rather than an object, so one name can be sent twice. */
+	headers?: Array<[string, string]>;
+	body?: string;
+	/** Sends the body with chunked transfer encoding (no Content-Length). */
+	chunked?: boolean;
+}
+
+export interface DeliveryAnswer {
+	/** The HTTP status, or 0 when no answer came (the connection failed). */
+	status: number;
+	text: string;
+	/** The network error's code or message when status is 0. */
+	error?: string;
+}
+
+/** The production URL of a trigger node: `<webhookUrl>webhook/<webhookId>/webhook`. */
+export function triggerUrl(n8n: N8nInstance, trigger: WorkflowNode): string {
+	if (!trigger.webhookId) throw new Error(`Node ${trigger.name} has no webhookId`);
+	return `${n8n.webhookUrl}webhook/${trigger.webhookId}/webhook`;
+}
+
+/** The secret the trigger gave the service for the modules delivering to `url` (read from the simulator's records). */
+export function registeredSecret(simulator: Simulator, url: string): string {
+	const secrets = new Set(
+		[...simulator.state.webhookModules.values()]
+			.filter(({ record }) => record.settings.url === url)
+			.map(({ record }) => record.settings.headers[SECRET_HEADER]),
+	);
+	if (secrets.size !== 1) throw new Error(`Expected one secret among the modules for ${url}, found ${secrets.size}`);
+	const [secret] = secrets;
+	if (typeof secret !== 'string' || secret === '') throw new Error(`The modules for ${url} carry no ${SECRET_HEADER}`);
+	return secret;
+}
+
+/**
+ * Sends one request on a connection of its own and never throws: a refused or dropped connection is
+ * status 0. Node's http rather than fetch: it sends a header name twice, a body chunked on request,
+ * and no request reuses a socket an earlier (refused, half-read) large body left behind.
+ */
+export async function sendDelivery(url: string, request: DeliveryRequest = {}): Promise<DeliveryAnswer> {
+	const headers: Record<string, string | string[]> = {};
+	for (const [name, value] of request.headers ?? []) {
+		const existing = headers[name];
+		headers[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+	}
+	const body = request.body === undefined ? undefined : Buffer.from(request.body);
+	if (body !== undefined && !request.chunked) headers['content-length'] = String(body.length);
+	return await new Promise<DeliveryAnswer>((resolve) => {
+		let settled = false;
+		const settle = (answer: DeliveryAnswer) => {
+			if (!settled) resolve(answer);
+			settled = true;
+		};
+		const outgoing = http.request(`${url}${request.query ?? ''}`, {
+			method: request.method ?? 'POST',
+			headers,
+			agent: false,
+			signal: AbortSignal.timeout(60_000),
+		});
+		outgoing.on('response', (response) => {
+			const chunks: Buffer[] = [];
+			response.on('data', (chunk: Buffer) => chunks.push(chunk));
+			response.on('end', () => settle({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+			response.on('error', (error) => settle({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), error: errorCode(error) }));
+		});
+		// A server that answers before reading a large body may close the socket under the upload: the
+		// answer, when one came, is what counts.
+		outgoing.on('error', (error) => setTimeout(() => settle({ status: 0, text: '', error: errorCode(error) }), 50));
+		if (body === undefined) {
+			outgoing.end();
+		} else if (request.chunked) {
+			for (let offset = 0; offset < body.length; offset += 64 * 1024) outgoing.write(body.subarray(offset, offset + 64 * 1024));
+			outgoing.end();
+		} else {
+			outgoing.end(body);
+		}
+	});
+}
+
+function errorCode(error: unknown): string {
+	return (error as { code?: string }).code ?? (error as Error).message;
+}
+
+/** Runs `task` over `work`, at most `concurrency` at a time; results in the order of `work`. */
+export async function inPool<T, R>(work: T[], concurrency: number, task: (entry: T, index: number) => Promise<R>): Promise<R[]> {
+	const results = new Array<R>(work.length);
+	let next = 0;
+	const worker = async () => {
+		while (next < work.length) {
+			const index = next++;
+			results[index] = await task(work[index], index);
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(concurrency, work.length) }, worker));
+	return results;
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A string like the trigger's secrets (same alphabet), from the platform's secure generator. */
+export function randomSecretLike(length = 64): string {
+	return Array.from({ length }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
+}
+
+/** A JSON event body of exactly `bytes` bytes (padding inside `data`), a valid delivery in every other way. */
+export function eventBodyOfSize(bytes: number, eventType = 'call.ended'): string {
+	const empty = JSON.stringify({ event_type: eventType, data: { padding: '' } });
+	if (bytes < empty.length) throw new Error(`A body needs at least ${empty.length} bytes`);
+	const body = JSON.stringify({ event_type: eventType, data: { padding: 'x'.repeat(bytes - empty.length) } });
+	return body;
+}
+
+/** Counts of each distinct value, e.g. the statuses seen: `{ '401': 998, '0': 2 }`. */
+export function countBy<T>(values: T[], key: (value: T) => string): Record<string, number> {
+	const counts: Record<string, number> = {};
+	for (const value of values) {
+		const name = key(value);
+		counts[name] = (counts[name] ?? 0) + 1;
+	}
+	return counts;
+}
