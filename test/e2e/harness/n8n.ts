@@ -2,14 +2,13 @@
  * Starts a real n8n headless on loopback, signs in as its owner, creates an API key, and drives it over its
  * public API (and, where the public API has no equivalent, over the REST API the editor uses).
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installPackage } from './package.ts';
 import type { InstalledPackage } from './package.ts';
-import { cleanEnv, freePort, log, sleep } from './process.ts';
+import { answersOk, cleanEnv, freePort, log, sleep, spawnLogged, tail, waitUntil } from './process.ts';
+import type { LoggedProcess } from './process.ts';
 import { ensureRuntime, N8N_ENTRY } from './runtime.ts';
 import type { N8nRuntime, N8nVersion } from './runtime.ts';
 import type { WorkflowJson } from './workflows.ts';
@@ -129,7 +128,6 @@ export const BROWSER_ID = 'campaign-calling-e2e';
 /** The instance owner the harness sets up (and signs in as): also a login for the editor. */
 export const OWNER = { email: 'owner@example.com', firstName: 'E2E', lastName: 'Owner', password: 'E2e-Owner-Passw0rd' };
 const ENCRYPTION_KEY = 'campaign-calling-e2e-encryption-key';
-const STOP_GRACE_MS = 15_000;
 const STILL_RUNNING = ['new', 'running', 'waiting'];
 const PUBLICATION_TIMEOUT_MS = 45_000;
 
@@ -153,18 +151,69 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	const port = options.port ?? (await freePort());
 	const url = `http://127.0.0.1:${port}/`;
 	const logFile = join(userFolder, 'n8n.log');
-	const env: NodeJS.ProcessEnv = {
+	const env = await n8nEnv(runtime, { userFolder, port, editorUrl: url, webhookUrl: url, extraEnv: options.extraEnv });
+
+	log(`n8n ${options.version}: starting on ${url} (user folder ${userFolder})`);
+	const n8n = spawnN8n(runtime, 'start', env, logFile, `n8n ${options.version}`);
+	let stopping: Promise<void> | undefined;
+	const stop = () => {
+		stopping ??= n8n.stop().then(removeUserFolder);
+		return stopping;
+	};
+
+	try {
+		const startToReadyMs = await waitUntilReady(n8n, url, { rest: true, timeoutMs: options.readyTimeoutMs });
+		log(`n8n ${options.version}: ready in ${(startToReadyMs / 1000).toFixed(1)} s`);
+		const session = await openSession(url, url, () => tail(n8n.logs()));
+		return {
+			version: options.version,
+			runtime,
+			url,
+			webhookUrl: url,
+			port,
+			userFolder,
+			logFile,
+			installedPackage,
+			startToReadyMs,
+			...session,
+			logs: n8n.logs,
+			stop,
+		};
+	} catch (error) {
+		await stop();
+		throw error;
+	}
+}
+
+/** An n8n process's role: `n8n start` (the main: editor, API, triggers), `n8n worker`, `n8n webhook`. */
+export type N8nCommand = 'start' | 'worker' | 'webhook';
+
+export interface N8nEnvOptions {
+	userFolder: string;
+	/** N8N_PORT: where this process listens. */
+	port: number;
+	/** The editor's (the main's) base URL, with a trailing slash. */
+	editorUrl: string;
+	/** The public webhook base that n8n registers and shows, with a trailing slash. */
+	webhookUrl: string;
+	/** Added last, so it can override any of the harness's settings. */
+	extraEnv?: Record<string, string>;
+}
+
+/** The environment every n8n process of the harness runs with: loopback only, no calls home, community packages on. */
+export async function n8nEnv(runtime: N8nRuntime, options: N8nEnvOptions): Promise<NodeJS.ProcessEnv> {
+	return {
 		...cleanEnv(),
 		...runtime.env,
 		NODE_ENV: 'production',
-		N8N_USER_FOLDER: userFolder,
+		N8N_USER_FOLDER: options.userFolder,
 		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
 		N8N_HOST: '127.0.0.1',
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_PORT: String(port),
+		N8N_PORT: String(options.port),
 		N8N_PROTOCOL: 'http',
-		N8N_EDITOR_BASE_URL: url,
-		[runtime.webhookUrlVariable]: url,
+		N8N_EDITOR_BASE_URL: options.editorUrl,
+		[runtime.webhookUrlVariable]: options.webhookUrl,
 		// The task runner broker has a fixed default port: two instances at once would clash.
 		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
@@ -184,55 +233,47 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '10',
 		...options.extraEnv,
 	};
+}
 
-	log(`n8n ${options.version}: starting on ${url} (user folder ${userFolder})`);
-	const logFd = openSync(logFile, 'a');
-	const startedAt = Date.now();
-	const child = spawn(runtime.nodeBinary, [N8N_ENTRY, 'start'], {
-		cwd: runtime.dir,
-		env,
-		// Its own process group, so stop() can end the task runners it spawns too.
-		detached: true,
-		stdio: ['ignore', logFd, logFd],
-	});
-	closeSync(logFd);
-	child.unref();
-	track(child);
+/** Spawns `n8n <command>` in its own process group (stop() ends its task runners too), output in logFile. */
+export function spawnN8n(runtime: N8nRuntime, command: N8nCommand, env: NodeJS.ProcessEnv, logFile: string, label: string): LoggedProcess {
+	return spawnLogged({ label, command: runtime.nodeBinary, args: [N8N_ENTRY, command], cwd: runtime.dir, env, logFile });
+}
 
-	const logs = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '');
-	let stopping: Promise<void> | undefined;
-	const stop = () => {
-		stopping ??= stopProcessGroup(child).then(removeUserFolder);
-		return stopping;
-	};
+/**
+ * Waits until the n8n process listening at `url` answers /healthz/readiness (database connected and
+ * migrated) and, with `rest`, /rest/settings (1.x answers readiness before its REST routes exist).
+ * Resolves to the milliseconds from spawning it.
+ */
+export async function waitUntilReady(
+	n8n: LoggedProcess,
+	url: string,
+	options: { rest: boolean; timeoutMs?: number },
+): Promise<number> {
+	const what = options.rest ? 'ready (/healthz/readiness and /rest/settings)' : 'ready (/healthz/readiness)';
+	return await waitUntil(
+		what,
+		n8n,
+		async () => (await answersOk(`${url}healthz/readiness`)) && (!options.rest || (await answersOk(`${url}rest/settings`))),
+		options.timeoutMs ?? 120_000,
+	);
+}
 
-	try {
-		await waitUntilReady(url, child, logs, options.readyTimeoutMs ?? 120_000);
-		const startToReadyMs = Date.now() - startedAt;
-		log(`n8n ${options.version}: ready in ${(startToReadyMs / 1000).toFixed(1)} s`);
-		const cookie = await signInAsOwner(url);
-		const apiKey = await createApiKey(url, cookie);
-		const api = createApi({ url, cookie, apiKey, logs });
-		return {
-			version: options.version,
-			runtime,
-			url,
-			webhookUrl: url,
-			port,
-			userFolder,
-			logFile,
-			installedPackage,
-			startToReadyMs,
-			apiKey,
-			cookie,
-			api,
-			logs,
-			stop,
-		};
-	} catch (error) {
-		await stop();
-		throw error;
-	}
+export interface N8nSession {
+	apiKey: string;
+	/** `n8n-auth=...` of the owner's session. */
+	cookie: string;
+	api: N8nApi;
+}
+
+/**
+ * Signs in at the main's `url` as the owner (setting it up on a fresh database), creates an API key and
+ * returns the API client; its callWebhook goes to `webhookUrl`. `logTail` is added to its timeout errors.
+ */
+export async function openSession(url: string, webhookUrl: string, logTail: () => string): Promise<N8nSession> {
+	const cookie = await signInAsOwner(url);
+	const apiKey = await createApiKey(url, cookie);
+	return { apiKey, cookie, api: createApi({ url, webhookUrl, cookie, apiKey, logTail }) };
 }
 
 /**
@@ -261,29 +302,6 @@ export function executionError(execution: Execution): { message: string; descrip
 		if (failed?.error) return failed.error;
 	}
 	return undefined;
-}
-
-async function waitUntilReady(url: string, child: ChildProcess, logs: () => string, timeoutMs: number): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (Date.now() < deadline) {
-		if (child.exitCode !== null || child.signalCode !== null) {
-			throw new Error(`n8n exited (${child.signalCode ?? `code ${child.exitCode}`}) before it was ready:\n${tail(logs())}`);
-		}
-		// 1.x answers readiness before its REST routes exist.
-		if ((await answersOk(`${url}healthz/readiness`)) && (await answersOk(`${url}rest/settings`))) return;
-		await sleep(250);
-	}
-	throw new Error(`n8n was not ready after ${timeoutMs / 1000} s:\n${tail(logs())}`);
-}
-
-async function answersOk(address: string): Promise<boolean> {
-	try {
-		const response = await fetch(address, { signal: AbortSignal.timeout(5_000) });
-		await response.arrayBuffer();
-		return response.status === 200;
-	} catch {
-		return false;
-	}
 }
 
 /** Sets up the owner on a fresh instance, or logs in on a rerun; returns the session cookie. */
@@ -334,8 +352,8 @@ async function httpCall<T>(address: string, method: string, headers: Record<stri
 	return { status: response.status, body: parseBody(await response.text()) as T };
 }
 
-function createApi(context: { url: string; cookie: string; apiKey: string; logs: () => string }): N8nApi {
-	const { url } = context;
+function createApi(context: { url: string; webhookUrl: string; cookie: string; apiKey: string; logTail: () => string }): N8nApi {
+	const { url, webhookUrl } = context;
 	const session = sessionHeaders(context.cookie);
 	const publicApi = async <T = unknown>(method: string, path: string, body?: unknown) =>
 		await httpCall<T>(`${url}api/v1${path}`, method, { 'x-n8n-api-key': context.apiKey }, body);
@@ -357,7 +375,7 @@ function createApi(context: { url: string; cookie: string; apiKey: string; logs:
 			if (publication.status !== 'in_progress') return publication;
 			await sleep(200);
 		}
-		throw new Error(`Publishing workflow ${workflowId} did not settle within ${PUBLICATION_TIMEOUT_MS / 1000} s\n${tail(context.logs())}`);
+		throw new Error(`Publishing workflow ${workflowId} did not settle within ${PUBLICATION_TIMEOUT_MS / 1000} s\n${context.logTail()}`);
 	};
 
 	const api: N8nApi = {
@@ -412,13 +430,13 @@ function createApi(context: { url: string; cookie: string; apiKey: string; logs:
 			}
 			const statuses = seen.map((execution) => `${execution.id}:${execution.status}`).join(', ') || 'none';
 			throw new Error(
-				`Workflow ${workflowId} has not ${count} finished executions after ${timeoutMs / 1000} s (seen: ${statuses})\n${tail(context.logs())}`,
+				`Workflow ${workflowId} has not ${count} finished executions after ${timeoutMs / 1000} s (seen: ${statuses})\n${context.logTail()}`,
 			);
 		},
 		async callWebhook(path, body, options = {}) {
 			const method = options.method ?? 'POST';
 			const sendsBody = body !== undefined && method !== 'GET';
-			return await httpCall(`${url}webhook/${path}`, method, options.headers ?? {}, sendsBody ? body : undefined);
+			return await httpCall(`${webhookUrl}webhook/${path}`, method, options.headers ?? {}, sendsBody ? body : undefined);
 		},
 		async nodeTypes() {
 			return okBody('GET /types/nodes.json', await httpCall(`${url}types/nodes.json`, 'GET', session));
@@ -444,53 +462,5 @@ function parseBody(text: string): unknown {
 		return JSON.parse(text);
 	} catch {
 		return text;
-	}
-}
-
-function tail(text: string, lines = 60): string {
-	return text.split('\n').slice(-lines).join('\n');
-}
-
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-/** Makes sure no n8n outlives the test process, even when a test crashes before its afterAll. */
-function track(child: ChildProcess): void {
-	if (!exitHookInstalled) {
-		process.on('exit', () => running.forEach((each) => signalGroup(each, 'SIGKILL')));
-		exitHookInstalled = true;
-	}
-	running.add(child);
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-		// Only where nobody else handles the signal: kill our groups, then die of it as we would have.
-		if (process.listenerCount(signal) === 0) {
-			process.once(signal, () => {
-				running.forEach((each) => signalGroup(each, 'SIGKILL'));
-				process.kill(process.pid, signal);
-			});
-		}
-	}
-}
-
-async function stopProcessGroup(child: ChildProcess): Promise<void> {
-	if (child.exitCode === null && child.signalCode === null) {
-		let graceTimer: NodeJS.Timeout | undefined;
-		const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-		const graceOver = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, STOP_GRACE_MS)));
-		signalGroup(child, 'SIGTERM');
-		await Promise.race([exited, graceOver]);
-		clearTimeout(graceTimer);
-	}
-	// Whatever is left in the group (task runners, or n8n itself when it ignored SIGTERM).
-	signalGroup(child, 'SIGKILL');
-	running.delete(child);
-}
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-	if (child.pid === undefined) return;
-	try {
-		process.kill(-child.pid, signal);
-	} catch {
-		// The group is already gone.
 	}
 }

@@ -56,8 +56,21 @@ export function cacheDir(): string {
 	return process.env.CAMPAIGN_CALLING_CACHE ?? join(homedir(), '.cache', 'n8n-nodes-campaign-calling');
 }
 
+/** The versions a suite runs on: E2E_N8N_VERSIONS (comma-separated), default all pinned ones. */
+export function e2eVersions(): N8nVersion[] {
+	return (process.env.E2E_N8N_VERSIONS ?? N8N_VERSIONS.join(','))
+		.split(',')
+		.map((version) => version.trim())
+		.filter(Boolean) as N8nVersion[];
+}
+
+export interface RuntimeOptions {
+	/** Build the native sqlite3 module when it does not load; default true. Not needed with DB_TYPE=postgresdb. */
+	sqlite3?: boolean;
+}
+
 /** Installs (or reuses) the pinned n8n of this version and returns how to run it. */
-export async function ensureRuntime(version: N8nVersion): Promise<N8nRuntime> {
+export async function ensureRuntime(version: N8nVersion, options: RuntimeOptions = {}): Promise<N8nRuntime> {
 	const spec = RUNTIMES[version];
 	if (!spec) throw new Error(`No n8n runtime is pinned for version '${version}' (known: ${N8N_VERSIONS.join(', ')})`);
 	const source = join(process.cwd(), 'test', 'e2e', 'runtime', `n8n-${version}`);
@@ -95,7 +108,8 @@ export async function ensureRuntime(version: N8nVersion): Promise<N8nRuntime> {
 		stamp = { packageHash, sqlite3: stamp?.sqlite3 ?? null };
 		writeStamp(dir, stamp);
 	}
-	if (stamp.sqlite3?.nodeMajor !== nodeMajor || !sqlite3Loads(dir, nodeBinary, npmEnv)) {
+	const wantsSqlite3 = options.sqlite3 ?? true;
+	if (wantsSqlite3 && (stamp.sqlite3?.nodeMajor !== nodeMajor || !sqlite3Loads(dir, nodeBinary, npmEnv))) {
 		await runCommand('npm', ['rebuild', 'sqlite3', '--loglevel=error'], {
 			cwd: dir,
 			env: npmEnv,
