@@ -1,0 +1,382 @@
+/**
+ * n8n in queue mode, as users scale it past one process: a private Redis and Postgres, then `n8n start`
+ * (the main: editor, API, trigger activation), `n8n worker` (runs the executions) and `n8n webhook` (serves
+ * production webhooks and enqueues their executions), all on 127.0.0.1 and free ports, sharing one user
+ * folder (with the package installed), encryption key, database and queue.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
+import { createUserFolder, n8nEnv, openSession, spawnN8n, waitUntilReady } from './n8n.ts';
+import type { N8nCommand, N8nInstance } from './n8n.ts';
+import { installPackage } from './package.ts';
+import { cleanEnv, freePort, groupRssMb, log, runCommand, spawnLogged, tail, waitUntil } from './process.ts';
+import type { LoggedProcess } from './process.ts';
+import { ensureRuntime } from './runtime.ts';
+import type { N8nVersion } from './runtime.ts';
+
+export interface QueueStartOptions {
+	version: N8nVersion;
+	/** The package installed into the shared user folder; default the repo (process.cwd()). It must be built. */
+	packageRoot?: string;
+	/** Added last to each n8n process's environment. */
+	extraEnv?: Record<string, string>;
+	/** For each n8n process; default 120 s. */
+	readyTimeoutMs?: number;
+}
+
+export type QueueRole = 'main' | 'worker' | 'webhook';
+
+export interface QueueProcess {
+	role: QueueRole;
+	/** What it serves, with a trailing slash: the main's editor and API, the worker's health server, the webhook process's webhooks. */
+	url: string;
+	port: number;
+	logFile: string;
+	logs(): string;
+	/** Milliseconds from spawning it to it answering readiness. */
+	startToReadyMs: number;
+	/** Resident memory of its process group (it and its task runners) right now, in MB. */
+	rssMb(): number;
+}
+
+export interface QueueN8nInstance extends N8nInstance {
+	/** `webhookUrl` is the webhook process's URL; `url`, `port`, `logFile` are the main's. */
+	processes: Record<QueueRole, QueueProcess>;
+	redis: { port: number; logFile: string };
+	postgres: { port: number; logFile: string; database: string; user: string };
+	/** The temp folder with the user folder, every log, and the Redis and Postgres data; stop() removes it unless E2E_KEEP_WORK is set. */
+	workDir: string;
+}
+
+/** The system packages queue mode needs, by the Debian package that brings them. */
+export interface QueueServices {
+	redisServer: string;
+	/** The folder with Postgres' initdb, postgres and createdb. */
+	postgresBin: string;
+}
+
+const DB_NAME = 'n8n';
+const DB_USER = 'n8n';
+// A private cluster on loopback, gone after the run: the password only has to match.
+const DB_PASSWORD = 'campaign-calling-e2e';
+const SERVICE_READY_MS = 60_000;
+const execFileAsync = promisify(execFile);
+
+/** Starts Redis, Postgres and n8n's main, worker and webhook processes, and signs in on the main. */
+export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8nInstance> {
+	// Postgres holds n8n's data, so n8n's native SQLite module is never loaded.
+	const runtime = await ensureRuntime(options.version, { sqlite3: false });
+	const services = await ensureQueueServices();
+	const workDir = createUserFolder(`queue-${options.version}`);
+	// Postgres runs as its own OS user when we are root: it must get through to its folder inside.
+	chmodSync(workDir, 0o711);
+	const userFolder = join(workDir, 'n8n');
+	mkdirSync(userFolder);
+
+	const started: LoggedProcess[] = [];
+	const own = (server: LoggedProcess) => {
+		started.push(server);
+		return server;
+	};
+	let stopping: Promise<void> | undefined;
+	const stop = () => {
+		stopping ??= (async () => {
+			// Newest first: n8n before the Redis and Postgres it holds connections to.
+			for (const server of [...started].reverse()) await server.stop();
+			if (!process.env.E2E_KEEP_WORK) rmSync(workDir, { recursive: true, force: true });
+		})();
+		return stopping;
+	};
+
+	try {
+		const [redis, postgres, installedPackage] = await allOrFirstError([
+			startRedis(services.redisServer, workDir, own),
+			startPostgres(services.postgresBin, workDir, own),
+			installPackage(userFolder, options.packageRoot),
+		]);
+		const ports = { main: await freePort(), worker: await freePort(), webhook: await freePort() };
+		const urls = {
+			main: `http://127.0.0.1:${ports.main}/`,
+			worker: `http://127.0.0.1:${ports.worker}/`,
+			webhook: `http://127.0.0.1:${ports.webhook}/`,
+		};
+		const shared = {
+			EXECUTIONS_MODE: 'queue',
+			DB_TYPE: 'postgresdb',
+			DB_POSTGRESDB_HOST: '127.0.0.1',
+			DB_POSTGRESDB_PORT: String(postgres.port),
+			DB_POSTGRESDB_DATABASE: DB_NAME,
+			DB_POSTGRESDB_USER: DB_USER,
+			DB_POSTGRESDB_PASSWORD: DB_PASSWORD,
+			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+			QUEUE_BULL_REDIS_PORT: String(redis.port),
+		};
+		const roleEnv: Record<QueueRole, Record<string, string>> = {
+			main: {},
+			// The worker's only server is its health check, on a port of its own.
+			worker: {
+				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+				QUEUE_HEALTH_CHECK_PORT: String(ports.worker),
+				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+			},
+			webhook: {},
+		};
+		const spawnRole = async (role: QueueRole) => {
+			// Every process registers and shows the webhook process's URL, as users' load balancers route it.
+			const env = await n8nEnv(runtime, {
+				userFolder,
+				port: ports[role],
+				editorUrl: urls.main,
+				webhookUrl: urls.webhook,
+				extraEnv: { ...shared, ...roleEnv[role], ...options.extraEnv },
+			});
+			return own(spawnN8n(runtime, COMMANDS[role], env, join(workDir, `n8n-${role}.log`), `n8n ${options.version} ${role}`));
+		};
+
+		log(`n8n ${options.version} queue mode: starting the main on ${urls.main} (work folder ${workDir})`);
+		const main = await spawnRole('main');
+		// The main migrates the database; the worker and webhook processes expect it migrated.
+		const mainReadyMs = await waitUntilReady(main, urls.main, { rest: true, timeoutMs: options.readyTimeoutMs });
+		log(`n8n ${options.version} queue mode: main ready in ${seconds(mainReadyMs)}; starting the worker and webhook processes`);
+		const worker = await spawnRole('worker');
+		const webhook = await spawnRole('webhook');
+		const [workerReadyMs, webhookReadyMs] = await allOrFirstError([
+			waitUntilReady(worker, urls.worker, { rest: false, timeoutMs: options.readyTimeoutMs }),
+			waitUntilReady(webhook, urls.webhook, { rest: false, timeoutMs: options.readyTimeoutMs }),
+		]);
+		const startToReadyMs = Date.now() - main.startedAt;
+		log(
+			`n8n ${options.version} queue mode: ready in ${seconds(startToReadyMs)} ` +
+				`(main ${seconds(mainReadyMs)}, worker ${seconds(workerReadyMs)}, webhook ${seconds(webhookReadyMs)})`,
+		);
+
+		const describe = (role: QueueRole, server: LoggedProcess, readyMs: number): QueueProcess => ({
+			role,
+			url: urls[role],
+			port: ports[role],
+			logFile: server.logFile,
+			logs: server.logs,
+			startToReadyMs: readyMs,
+			rssMb: () => groupRssMb(server.child.pid),
+		});
+		const processes = {
+			main: describe('main', main, mainReadyMs),
+			worker: describe('worker', worker, workerReadyMs),
+			webhook: describe('webhook', webhook, webhookReadyMs),
+		};
+		const logs = (lines?: number) =>
+			Object.values(processes)
+				.map((each) => `--- n8n ${each.role} (${each.logFile}) ---\n${lines ? tail(each.logs(), lines) : each.logs()}`)
+				.join('\n');
+		const session = await openSession(urls.main, urls.webhook, () => logs(25));
+		return {
+			version: options.version,
+			runtime,
+			url: urls.main,
+			webhookUrl: urls.webhook,
+			port: ports.main,
+			userFolder,
+			logFile: main.logFile,
+			installedPackage,
+			startToReadyMs,
+			...session,
+			logs: () => logs(),
+			stop,
+			processes,
+			redis: { port: redis.port, logFile: redis.server.logFile },
+			postgres: { port: postgres.port, logFile: postgres.server.logFile, database: DB_NAME, user: DB_USER },
+			workDir,
+		};
+	} catch (error) {
+		await stop();
+		if (error instanceof Error) {
+			error.message += `\n(queue-mode logs: ${workDir}/*.log; E2E_KEEP_WORK=1 keeps them)`;
+		}
+		throw error;
+	}
+}
+
+const COMMANDS: Record<QueueRole, N8nCommand> = { main: 'start', worker: 'worker', webhook: 'webhook' };
+
+let servicesReady: Promise<QueueServices> | undefined;
+
+/**
+ * Finds redis-server and Postgres' binaries. When one is missing and we are root with apt-get (as on a
+ * fresh CI machine), installs Debian's package for it (`apt-get update` first if the install fails);
+ * otherwise fails naming the packages to install.
+ */
+export async function ensureQueueServices(): Promise<QueueServices> {
+	servicesReady ??= (async () => {
+		let found = findQueueServices();
+		const missing = missingPackages(found);
+		if (missing.length > 0) {
+			const asRoot = process.getuid?.() === 0;
+			if (!asRoot || !findOnPath('apt-get')) {
+				throw new Error(
+					`Queue mode needs Debian's ${missing.join(' and ')} (redis-server, Postgres 13 or newer): ` +
+						`install them (apt-get install ${missing.join(' ')}), or run as root on a machine with apt-get so the harness does`,
+				);
+			}
+			await aptInstall(missing);
+			found = findQueueServices();
+			const stillMissing = missingPackages(found);
+			if (stillMissing.length > 0) throw new Error(`apt-get installed ${missing.join(' ')}, but ${stillMissing.join(' and ')} is still not found`);
+		}
+		return found as QueueServices;
+	})();
+	// A failed attempt may succeed later (e.g. once the apt lock is free): do not keep the rejection.
+	servicesReady.catch(() => (servicesReady = undefined));
+	return await servicesReady;
+}
+
+function findQueueServices(): Partial<QueueServices> {
+	return { redisServer: findOnPath('redis-server'), postgresBin: findPostgresBin() };
+}
+
+function missingPackages(found: Partial<QueueServices>): string[] {
+	return [found.redisServer ? undefined : 'redis-server', found.postgresBin ? undefined : 'postgresql'].filter(
+		(name): name is string => name !== undefined,
+	);
+}
+
+async function aptInstall(packages: string[]): Promise<void> {
+	const options = { cwd: tmpdir(), env: { ...cleanEnv(), DEBIAN_FRONTEND: 'noninteractive' } };
+	const install = () =>
+		runCommand('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { ...options, label: `apt-get install ${packages.join(' ')}` });
+	try {
+		await install();
+	} catch {
+		// A fresh machine's package lists may be missing or out of date.
+		await runCommand('apt-get', ['update'], { ...options, label: 'apt-get update' });
+		await install();
+	}
+}
+
+function findOnPath(name: string): string | undefined {
+	const folders = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/bin'];
+	return folders.filter((each) => each.startsWith('/')).map((each) => join(each, name)).find((candidate) => existsSync(candidate));
+}
+
+/** Debian puts each Postgres major under /usr/lib/postgresql/<major>/bin; the newest wins. */
+function findPostgresBin(): string | undefined {
+	const root = '/usr/lib/postgresql';
+	if (!existsSync(root)) return undefined;
+	const majors = readdirSync(root)
+		.filter((major) => /^\d+$/.test(major) && existsSync(join(root, major, 'bin', 'postgres')))
+		.sort((a, b) => Number(b) - Number(a));
+	return majors.length > 0 ? join(root, majors[0], 'bin') : undefined;
+}
+
+interface StartedService {
+	server: LoggedProcess;
+	port: number;
+}
+
+/** A Redis with nothing persisted, in its own folder. */
+async function startRedis(redisServer: string, workDir: string, own: (server: LoggedProcess) => LoggedProcess): Promise<StartedService> {
+	const dir = join(workDir, 'redis');
+	mkdirSync(dir);
+	const port = await freePort();
+	const server = own(
+		spawnLogged({
+			label: 'redis-server',
+			command: redisServer,
+			args: ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
+			cwd: dir,
+			env: cleanEnv(),
+			logFile: join(workDir, 'redis.log'),
+		}),
+	);
+	await waitUntil('accepting connections', server, () => server.logs().includes('Ready to accept connections'), SERVICE_READY_MS);
+	return { server, port };
+}
+
+/**
+ * A Postgres cluster of its own (initdb into the work folder, its socket there too), with database and
+ * user `n8n`. Postgres refuses to run as root, so as root it runs as the `postgres` OS user.
+ */
+async function startPostgres(binDir: string, workDir: string, own: (server: LoggedProcess) => LoggedProcess): Promise<StartedService> {
+	const owner = postgresOwner();
+	const dir = join(workDir, 'postgres');
+	const data = join(dir, 'data');
+	const passwordFile = join(dir, 'password');
+	mkdirSync(dir, { mode: 0o700 });
+	writeFileSync(passwordFile, `${DB_PASSWORD}\n`);
+	if (owner) {
+		chownSync(dir, owner.uid, owner.gid);
+		chownSync(passwordFile, owner.uid, owner.gid);
+	}
+	const env = { ...cleanEnv(), LC_ALL: 'C' };
+	await runQuietly(join(binDir, 'initdb'), [
+		`--pgdata=${data}`,
+		`--username=${DB_USER}`,
+		`--pwfile=${passwordFile}`,
+		'--auth-local=trust',
+		'--auth-host=scram-sha-256',
+		'--encoding=UTF8',
+		'--locale=C',
+		// Thrown away after the run: no need to wait for the disk.
+		'--no-sync',
+	], { cwd: dir, env, ...owner });
+	const port = await freePort();
+	const server = own(
+		spawnLogged({
+			label: 'postgres',
+			command: join(binDir, 'postgres'),
+			args: ['-D', data, '-h', '127.0.0.1', '-p', String(port), '-k', dir, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+			cwd: dir,
+			env,
+			logFile: join(workDir, 'postgres.log'),
+			...owner,
+			// Fast shutdown: roll back and close sessions instead of waiting for clients to leave.
+			stopSignal: 'SIGINT',
+		}),
+	);
+	await waitUntil('accepting connections', server, () => server.logs().includes('ready to accept connections'), SERVICE_READY_MS);
+	// Over TCP with the password, as n8n connects.
+	await runQuietly(join(binDir, 'createdb'), ['--host=127.0.0.1', `--port=${port}`, `--username=${DB_USER}`, DB_NAME], {
+		cwd: tmpdir(),
+		env: { ...env, PGPASSWORD: DB_PASSWORD },
+	});
+	return { server, port };
+}
+
+/** The `postgres` OS user's ids when we are root (Postgres will not run as root); undefined otherwise. */
+function postgresOwner(): { uid: number; gid: number } | undefined {
+	if (process.getuid?.() !== 0) return undefined;
+	const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
+	const uid = id('-u');
+	const gid = id('-g');
+	if (uid.status !== 0 || gid.status !== 0) {
+		throw new Error('Running as root, Postgres needs the `postgres` OS user to run as: install Debian\'s postgresql package, which creates it');
+	}
+	return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+async function runQuietly(
+	command: string,
+	args: string[],
+	options: { cwd: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number },
+): Promise<void> {
+	try {
+		await execFileAsync(command, args, options);
+	} catch (error) {
+		const failed = error as Error & { stdout?: string; stderr?: string };
+		throw new Error(`${command} ${args.join(' ')} failed: ${failed.message}\n${failed.stdout ?? ''}${failed.stderr ?? ''}`);
+	}
+}
+
+/** Like Promise.all, but settles everything first, so a failure never leaves a start-up still running behind stop(). */
+async function allOrFirstError<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+	const results = await Promise.allSettled(promises);
+	const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+	if (failed) throw failed.reason;
+	return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+function seconds(ms: number): string {
+	return `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,66 @@
+/**
+ * The package in n8n's queue mode, as users scale it: Redis and Postgres, a main, a worker and a webhook
+ * process (harness/queue.ts). The same action and trigger cases as the single-process suite, and for every
+ * execution they wait for, proof that the webhook process enqueued it and the worker ran it.
+ */
+import type { Execution } from './harness/n8n.ts';
+import { packageCases } from './harness/package-cases.ts';
+import { log, sleep } from './harness/process.ts';
+import { startQueueN8n, type QueueN8nInstance, type QueueProcess } from './harness/queue.ts';
+import { e2eVersions } from './harness/runtime.ts';
+
+/** n8n writes these at info level: scaling.service on enqueueing, job-processor on picking a job up (1.x and 2.x). */
+const enqueued = (id: string) => `Enqueued execution ${id} (job `;
+const workerStarted = (id: string) => `Worker started execution ${id} (job `;
+
+/**
+ * Waits for a log line rather than expecting it at once: a process's log may trail the database by a
+ * moment. Resolves to whether it appeared.
+ */
+async function logShows(server: QueueProcess, line: string, timeoutMs = 10_000): Promise<boolean> {
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		if (server.logs().includes(line)) return true;
+		await sleep(200);
+	}
+	return server.logs().includes(line);
+}
+
+/** The execution came in through the webhook process, went through Redis, and ran on the worker, not the main. */
+async function expectRanOnWorker(n8n: QueueN8nInstance, execution: Execution): Promise<void> {
+	const { main, worker, webhook } = n8n.processes;
+	expect(await logShows(webhook, enqueued(execution.id))).toBe(true);
+	expect(await logShows(worker, workerStarted(execution.id))).toBe(true);
+	expect(main.logs()).not.toContain(`execution ${execution.id} (job `);
+}
+
+describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) => {
+	let n8n: QueueN8nInstance | undefined;
+
+	afterAll(() => {
+		// Reported, not asserted: memory depends on the machine.
+		if (n8n) {
+			const memory = Object.values(n8n.processes).map((each) => `${each.role} ${each.rssMb()} MB`);
+			log(`n8n ${version} queue mode: resident memory after the cases: ${memory.join(', ')}`);
+		}
+	});
+
+	packageCases({
+		start: async () => (n8n = await startQueueN8n({ version })),
+		checkExecution: expectRanOnWorker,
+	});
+
+	it('runs in queue mode, with production webhooks served by the webhook process, not the main', async () => {
+		if (!n8n) throw new Error(`n8n ${version} did not start in queue mode`);
+		const { main, worker, webhook } = n8n.processes;
+		expect(new Set([main.port, worker.port, webhook.port]).size).toBe(3);
+		expect(n8n.webhookUrl).toBe(webhook.url);
+		expect(n8n.webhookUrl).not.toBe(n8n.url);
+		const settings = await n8n.api.rest<{ data: { executionMode: string } }>('GET', '/settings');
+		expect(settings.body.data.executionMode).toBe('queue');
+		// Each process answers its own health check: the worker on its own port, with Redis and Postgres reachable.
+		for (const each of [main, worker, webhook]) {
+			expect((await fetch(`${each.url}healthz/readiness`)).status).toBe(200);
+		}
+	});
+});
