@@ -136,13 +136,26 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 			return own(spawnN8n(runtime, COMMANDS[role], env, join(workDir, `n8n-${role}.log`), `n8n ${options.version} ${role}`));
 		};
 
+		/**
+		 * n8n's crash journal assumes one process per user folder: a process that finds another's journal takes
+		 * it for a crash of its own and waits 10 s. So each starts with the file removed, and the next one
+		 * only once the previous one has written its own.
+		 */
+		const journal = join(userFolder, '.n8n', 'crash.journal');
+		const spawnWithOwnJournal = async (role: QueueRole) => {
+			rmSync(journal, { force: true });
+			const server = await spawnRole(role);
+			await waitUntil('past its crash-journal check', server, () => existsSync(journal), options.readyTimeoutMs ?? 120_000);
+			return server;
+		};
+
 		log(`n8n ${options.version} queue mode: starting the main on ${urls.main} (work folder ${workDir})`);
 		const main = await spawnRole('main');
 		// The main migrates the database; the worker and webhook processes expect it migrated.
 		const mainReadyMs = await waitUntilReady(main, urls.main, { rest: true, timeoutMs: options.readyTimeoutMs });
 		log(`n8n ${options.version} queue mode: main ready in ${seconds(mainReadyMs)}; starting the worker and webhook processes`);
-		const worker = await spawnRole('worker');
-		const webhook = await spawnRole('webhook');
+		const worker = await spawnWithOwnJournal('worker');
+		const webhook = await spawnWithOwnJournal('webhook');
 		const [workerReadyMs, webhookReadyMs] = await allOrFirstError([
 			waitUntilReady(worker, urls.worker, { rest: false, timeoutMs: options.readyTimeoutMs }),
 			waitUntilReady(webhook, urls.webhook, { rest: false, timeoutMs: options.readyTimeoutMs }),
