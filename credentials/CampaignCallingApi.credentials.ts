@@ -1,5 +1,5 @@
 import type {
-	IAuthenticateGeneric,
+	IAuthenticate,
 	Icon,
 	ICredentialTestRequest,
 	ICredentialType,
@@ -42,14 +42,12 @@ export class CampaignCallingApi implements ICredentialType {
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				Authorization: '=Bearer {{$credentials.apiKey}}',
-			},
-		},
-	};
+	// A function rather than a generic `={{ ... }}` header template: n8n evaluates such a template in
+	// its expression sandbox on every request (about 2 ms each in n8n 2.x), which adds up over batches.
+	authenticate: IAuthenticate = async (credentials, requestOptions) => ({
+		...requestOptions,
+		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
+	});
 
 	// The service answers HTTP 200 with `status: "error"` for a refused key, so the test reads the
 	// envelope; 401/403 answers fail the test through n8n's own "Authorization failed" message.

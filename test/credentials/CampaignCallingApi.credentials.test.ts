@@ -1,5 +1,5 @@
 import axios from 'axios';
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions, INode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { CampaignCallingApi } from '../../credentials/CampaignCallingApi.credentials';
@@ -30,24 +30,27 @@ function resolve(template: string, data: IDataObject): unknown {
 	return workflow.expression.getSimpleParameterValue(node, template, 'internal', { $credentials: data });
 }
 
+/** What n8n's credentials helper does with a function-form `authenticate`: calls it with the data. */
+async function authenticated(data: IDataObject, options: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	if (typeof credential.authenticate !== 'function') throw new Error('authenticate is not a function');
+	return credential.authenticate(data as ICredentialDataDecryptedObject, options);
+}
+
 /** The request n8n sends for the Test button: test.request resolved, the authenticate headers added. */
-function testRequestFor(data: IDataObject) {
+async function testRequestFor(data: IDataObject) {
 	const { request } = credential.test;
-	const headers: Record<string, string> = {};
-	for (const [name, template] of Object.entries(credential.authenticate.properties.headers ?? {})) {
-		headers[name] = String(resolve(String(template), data));
-	}
+	const { headers } = await authenticated(data, { url: String(request.url), headers: {} });
 	return {
 		method: request.method ?? 'GET',
 		baseURL: String(resolve(String(request.baseURL), data)),
 		url: request.url,
-		headers,
+		headers: headers as Record<string, string>,
 	};
 }
 
 /** Sends the test request as n8n does (axios, baseURL + url), then applies the credential's rules. */
 async function runCredentialTest(data: IDataObject): Promise<{ status: 'OK' | 'Error'; message: string; path: string }> {
-	const request = testRequestFor(data);
+	const request = await testRequestFor(data);
 	const response = await axios.request({ ...request, validateStatus: () => true });
 	const path = simulator.requests.at(-1)?.path ?? '';
 	if (response.status < 200 || response.status >= 300) return { status: 'Error', message: `HTTP ${response.status}`, path };
@@ -70,15 +73,16 @@ describe('Campaign Calling API credential', () => {
 		expect(credential.properties[1].typeOptions).toEqual({ password: true });
 	});
 
-	it('authenticates with Authorization: Bearer <key>', () => {
-		expect(credential.authenticate.type).toBe('generic');
-		const { headers } = testRequestFor({ baseUrl: 'https://api.example.com', apiKey: 'key-123' });
+	it('authenticates with Authorization: Bearer <key>, keeping the request\'s own headers', async () => {
+		const { headers } = await testRequestFor({ baseUrl: 'https://api.example.com', apiKey: 'key-123' });
 		expect(headers).toEqual({ Authorization: 'Bearer key-123' });
+		const options = await authenticated({ apiKey: 'key-123' }, { url: '/x', headers: { 'x-other': '1' } });
+		expect(options).toEqual({ url: '/x', headers: { 'x-other': '1', Authorization: 'Bearer key-123' } });
 	});
 
-	it('tests with GET {baseUrl}/v1/webhooks, a trailing slash tolerated', () => {
+	it('tests with GET {baseUrl}/v1/webhooks, a trailing slash tolerated', async () => {
 		expect(credential.test.request).toEqual(expect.objectContaining({ method: 'GET', url: '/v1/webhooks' }));
-		const request = testRequestFor({ baseUrl: 'https://api.example.com/', apiKey: 'k' });
+		const request = await testRequestFor({ baseUrl: 'https://api.example.com/', apiKey: 'k' });
 		expect(request.baseURL).toBe('https://api.example.com/');
 		expect(axios.getUri(request)).toBe('https://api.example.com/v1/webhooks');
 	});

@@ -3,7 +3,7 @@
  * HookContext/WebhookContext stand-ins) so tests get n8n's real parameter and expression
  * handling, continueOnFail, execution metadata helpers and HTTP stack (axios through
  * httpRequestWithAuthentication). Only the credential store is faked: it hands out the
- * credential data given, and applies the credential's own `authenticate` definition.
+ * credential data given, and applies the credential's own `authenticate` function.
  */
 import { ExecuteContext } from 'n8n-core';
 import type {
@@ -35,14 +35,10 @@ export interface RunOptions {
 
 const credentialType = new CampaignCallingApi();
 
-/** Applies the credential's generic `authenticate` block the way n8n does for this credential. */
-function authenticate(credentials: ICredentialDataDecryptedObject, options: IHttpRequestOptions): IHttpRequestOptions {
-	const headers = credentialType.authenticate.properties.headers ?? {};
-	const resolved: Record<string, string> = {};
-	for (const [name, template] of Object.entries(headers)) {
-		resolved[name] = String(template).replace(/^=/, '').replace('{{$credentials.apiKey}}', String(credentials.apiKey));
-	}
-	return { ...options, headers: { ...options.headers, ...resolved } };
+/** Applies the credential's own `authenticate` function, as n8n's credentials helper does. */
+async function authenticate(credentials: ICredentialDataDecryptedObject, options: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	if (typeof credentialType.authenticate !== 'function') throw new Error('the credential\'s authenticate is not a function');
+	return credentialType.authenticate(credentials, options);
 }
 
 export function additionalDataFor(credentials: CredentialData): IWorkflowExecuteAdditionalData {

@@ -112,10 +112,25 @@ export function redactSecret(text: string, secret: string | undefined): string {
 	return text.split(secret).join('[redacted]');
 }
 
+const credentialsByExecution = new WeakMap<object, Promise<CampaignCallingCredentials>>();
+
+/**
+ * The credential, read once per execution context: n8n loads and decrypts it from its database on
+ * every read, a cost each of a batch run's requests would otherwise pay twice.
+ */
+function credentialsOf(context: ServiceContext): Promise<CampaignCallingCredentials> {
+	let credentials = credentialsByExecution.get(context);
+	if (!credentials) {
+		credentials = context.getCredentials(CREDENTIAL_TYPE) as Promise<unknown> as Promise<CampaignCallingCredentials>;
+		credentialsByExecution.set(context, credentials);
+	}
+	return credentials;
+}
+
 /** Sends one request to the service and applies its answer conventions. */
 export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<unknown> {
 	const node = this.getNode();
-	const credentials = (await this.getCredentials(CREDENTIAL_TYPE)) as unknown as CampaignCallingCredentials;
+	const credentials = await credentialsOf(this);
 
 	let baseUrl: string;
 	try {
@@ -144,27 +159,33 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 	};
 
 	const failure = new ServiceFailureFactory(this, request, credentials.apiKey, baseUrl);
-	const answer = await sendWithRetries.call(this, options, request, tuning.retry, failure);
+	const answer = await sendWithRetries.call(this, options, credentials, request, tuning.retry, failure);
 	return interpretAnswer(answer, request, failure);
 }
 
 async function sendWithRetries(
 	this: ServiceContext,
 	options: IHttpRequestOptions,
+	credentials: CampaignCallingCredentials,
 	request: ServiceRequest,
 	policy: RetryPolicy,
 	failure: ServiceFailureFactory,
 ): Promise<HttpAnswer> {
 	const isRead = request.method === 'GET';
+	const stored = this.getNode().credentials?.[CREDENTIAL_TYPE];
 	for (let attempt = 0; ; attempt++) {
 		let answer: HttpAnswer | undefined;
 		let networkError: unknown;
 		try {
-			answer = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				CREDENTIAL_TYPE,
-				{ ...options },
-			)) as HttpAnswer;
+			// The credential read once for this execution, so n8n does not load it again per request.
+			answer = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, { ...options }, {
+				credentialsDecrypted: {
+					id: stored?.id ?? '',
+					name: stored?.name ?? '',
+					type: CREDENTIAL_TYPE,
+					data: { ...credentials },
+				},
+			})) as HttpAnswer;
 		} catch (error) {
 			networkError = error;
 		}

@@ -11,7 +11,7 @@ import {
 	redactSecret,
 	retryDelayMs,
 } from '../../../../nodes/CampaignCalling/transport';
-import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
+import { executeContextFor, runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import type { FaultSpec } from '../../../simulator/server.ts';
 import { DEMO, NO_RETRIES, closedPort, sendJson, startScriptedServer, useSimulator } from '../kit.ts';
 
@@ -65,6 +65,24 @@ describe('transport: requests', () => {
 		});
 		expect(sim.requests().map((request) => request.path)).toEqual([`/v1/campaigns/by-id/${DEMO.campaignId}`]);
 		expect(output[0].json.id).toBe(DEMO.campaignId);
+	});
+
+	it('reads the credential once per execution and hands it to n8n with each request', async () => {
+		const items = Array.from({ length: 250 }, (_, index) => ({
+			json: { first: `Lead${index}`, phone: `+1415${String(index).padStart(7, '0')}` },
+		}));
+		const { context, nodeType } = executeContextFor({
+			credentials: sim.credentials(),
+			items,
+			parameters: addContact({ firstName: '={{ $json.first }}', phoneNumber: '={{ $json.phone }}' }),
+		});
+		// n8n's httpRequestWithAuthentication reads through the same context when not handed the credential.
+		const reads = jest.spyOn(context, 'getCredentials');
+		const [output] = await nodeType.execute.call(context);
+		expect(output).toHaveLength(250);
+		expect(sim.requests()).toHaveLength(3);
+		expect(sim.requests().every((request) => request.headers.authorization === `Bearer ${DEMO.apiKey}`)).toBe(true);
+		expect(reads).toHaveBeenCalledTimes(1);
 	});
 
 	it('keeps a path prefix of the base URL', async () => {
