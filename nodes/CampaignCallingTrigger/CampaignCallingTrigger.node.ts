@@ -34,7 +34,11 @@ export class CampaignCallingTrigger implements INodeType {
 		name: 'campaignCallingTrigger',
 		icon: { light: 'file:campaignCallingTrigger.svg', dark: 'file:campaignCallingTrigger.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// 1.1 behaves as 1. It exists because n8n evaluates an expression in its sandbox for every
+		// delivery to a version-1 webhook node (the old Webhook node's binaryData option), which
+		// made each delivery cost more than one to n8n's own Webhook node.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
 		description: 'Starts the workflow when a call ends, a campaign completes or another calling event happens',
 		defaults: { name: 'Campaign Calling Trigger' },

@@ -50,14 +50,18 @@ export function campaignCallingNode(name: string, parameters: Record<string, unk
 	return node(name, ACTION_NODE_TYPE, 1, parameters, { credentials: { [CREDENTIAL_TYPE]: credential } });
 }
 
-/** The trigger node (version 1); its webhookId is part of its production URL: `webhook/<webhookId>/<path>`. */
+/**
+ * The trigger node at the version new workflows get (1.1; workflows saved earlier hold 1); its webhookId is
+ * part of its production URL: `webhook/<webhookId>/<path>`.
+ */
 export function campaignCallingTriggerNode(
 	events: string[],
 	credential: CredentialRef,
 	options: Record<string, unknown> = {},
 	name = TRIGGER_NODE_NAME,
+	typeVersion = 1.1,
 ): WorkflowNode {
-	return node(name, TRIGGER_NODE_TYPE, 1, { events, options }, {
+	return node(name, TRIGGER_NODE_TYPE, typeVersion, { events, options }, {
 		credentials: { [CREDENTIAL_TYPE]: credential },
 		webhookId: randomUUID(),
 	});
