@@ -186,7 +186,7 @@ export function checkContact(raw: unknown, where = ''): ContactInput {
 	return contact;
 }
 
-function readContacts(this: IExecuteFunctions, itemIndex: number, params: ParameterReader, mode: InputMode): ContactInput[] {
+function readContacts(this: IExecuteFunctions, itemIndex: number, params: ParameterReader, mode: Exclude<InputMode, 'fields'>): ContactInput[] {
 	if (mode === 'autoMap') {
 		const json = this.getInputData()[itemIndex].json;
 		return [
@@ -209,23 +209,33 @@ function readContacts(this: IExecuteFunctions, itemIndex: number, params: Parame
 		}
 		return list.map((entry, position) => checkContact(entry, ` of contact ${position} in Contacts (JSON)`));
 	}
-	const metadata = params.get<unknown>('additionalFields.metadata', itemIndex, '');
-	return [
-		checkContact({
-			firstname: params.get<unknown>('firstName', itemIndex),
-			lastname: params.get<unknown>('lastName', itemIndex),
-			phone_number: params.get<unknown>('phoneNumber', itemIndex),
-			metadata: metadata === '{}' ? undefined : metadata,
-		}),
-	];
+	throw new InvalidInputError('Input Mode', `is not one of fields, autoMap, json: ${quote(mode)}`);
+}
+
+/** Map Each Field: the item's parameters read in one pass, so their expressions are evaluated together. */
+function readMappedContact(itemIndex: number, params: ParameterReader): BatchShare<ContactInput> {
+	const [campaignId, firstname, lastname, phoneNumber, metadata] = params.getEach(
+		['campaignId', 'firstName', 'lastName', 'phoneNumber', 'additionalFields.metadata'],
+		itemIndex,
+		[undefined, undefined, undefined, undefined, ''],
+	);
+	const batchKey = requireUuid(campaignId, 'Campaign ID', campaignIdHint);
+	const contact = checkContact({
+		firstname,
+		lastname,
+		phone_number: phoneNumber,
+		metadata: metadata === '{}' ? undefined : metadata,
+	});
+	return { batchKey, units: [contact] };
 }
 
 export const operation: BatchedOperation<ContactInput> = {
 	kind: 'batched',
 
 	prepare(itemIndex, params): BatchShare<ContactInput> {
-		const campaignId = requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
 		const mode = params.get<InputMode>('inputMode', itemIndex, 'fields');
+		if (mode === 'fields') return readMappedContact(itemIndex, params);
+		const campaignId = requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
 		return { batchKey: campaignId, units: readContacts.call(this, itemIndex, params, mode) };
 	},
 

@@ -114,6 +114,12 @@ const table: BadInput[] = [
 		message: /^Contact of contact 0 in Contacts \(JSON\) must be a JSON object, got "Ada Lovelace"/,
 	},
 	{
+		name: 'Add Contacts: an Input Mode this version does not know (a hand-edited workflow)',
+		parameters: add({ inputMode: 'csv' }),
+		item: 0,
+		message: /^Input Mode is not one of fields, autoMap, json: "csv"/,
+	},
+	{
 		name: 'Add Contacts: auto-map item without a phone',
 		parameters: { resource: 'contact', operation: 'addToCampaign', campaignId: GOOD_UUID, inputMode: 'autoMap' },
 		items: [

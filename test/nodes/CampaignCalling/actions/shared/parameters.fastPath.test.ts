@@ -102,3 +102,91 @@ describe('ParameterReader fast path for {{ $json.path }}', () => {
 		expect(spy).not.toHaveBeenCalled();
 	});
 });
+
+/** Expressions of every shape a mapped field can hold, for the one-pass evaluation of getEach. */
+const fieldExpressions = [
+	...expressions,
+	'={{ $json.spaced.trim() }}',
+	'={{ $json.number * 2 }}',
+	'={{ $json.yes && "y" }}',
+	'={{ $json.float.toFixed(2) }}',
+	'={{ [1, 2].join("-") }}',
+	'={{ $itemIndex }}',
+	'={{ $json.text // a trailing comment\n}}',
+	'={{ "a}}b" }}',
+	'={{ "{" + $json.text }}',
+	'={{ $json.missing.trim() }}',
+	'={{ $json.nothing.length }}',
+	'={{ ; }}',
+	'={{ }}',
+	'={{ $json.text }}{{ $json.number }}',
+	'=plain text',
+	'constant',
+];
+
+/** A value, or the message of what was thrown. */
+function outcome(read: () => unknown): unknown {
+	try {
+		return { value: read() };
+	} catch (error) {
+		return { error: (error as Error).message };
+	}
+}
+
+describe('ParameterReader.getEach: several fields of an item in one pass', () => {
+	const names = ['firstName', 'lastName', 'phoneNumber'];
+	const parametersWith = (expression: string) => ({
+		resource: 'contact',
+		operation: 'addToCampaign',
+		firstName: expression,
+		lastName: '={{ $json.spaced.trim() }}',
+		phoneNumber: '={{ $json.number + 1 }}',
+	});
+
+	it.each(fieldExpressions)('gives each field exactly what n8n evaluates for it, next to %j', (expression) => {
+		const { context } = executeContextFor({
+			credentials,
+			items: [{ json: item }, { json: { ...item, text: 'Grace', number: 7 } }],
+			parameters: parametersWith(expression),
+		});
+		const reader = new ParameterReader(context);
+		for (const itemIndex of [0, 1]) {
+			const expected = names.map((name) => outcome(() => context.getNodeParameter(name, itemIndex)));
+			const failure = expected.find((each) => 'error' in (each as object));
+			if (failure) {
+				// n8n's own error, from its own evaluation of the failing field.
+				expect(outcome(() => reader.getEach(names, itemIndex))).toEqual(failure);
+			} else {
+				expect(reader.getEach(names, itemIndex)).toEqual(expected.map((each) => (each as { value: unknown }).value));
+			}
+		}
+	});
+
+	it('evaluates three .trim() fields with one call into n8n\'s expression engine per item', () => {
+		const { context } = executeContextFor({
+			credentials,
+			items: [{ json: item }, { json: item }],
+			parameters: { ...parametersWith('={{ $json.text.trim() }}'), campaignId: 'fixed' },
+		});
+		const evaluations = jest.spyOn(context, 'evaluateExpression');
+		const parameterReads = jest.spyOn(context, 'getNodeParameter');
+		const reader = new ParameterReader(context);
+		expect(reader.getEach(['campaignId', ...names], 0)).toEqual(['fixed', 'Ada', 'padded', 43]);
+		expect(reader.getEach(['campaignId', ...names], 1)).toEqual(['fixed', 'Ada', 'padded', 43]);
+		expect(evaluations).toHaveBeenCalledTimes(2);
+		// Only the constant, once for the whole execution.
+		expect(parameterReads).toHaveBeenCalledTimes(1);
+	});
+
+	it('leaves objects, null and missing values to n8n\'s own evaluation of that field', () => {
+		const { context } = executeContextFor({
+			credentials,
+			items: [{ json: item }],
+			parameters: { ...parametersWith('={{ $json.object }}'), lastName: '={{ $json.nothing }}' },
+		});
+		const parameterReads = jest.spyOn(context, 'getNodeParameter');
+		const reader = new ParameterReader(context);
+		expect(reader.getEach(names, 0)).toEqual([{ a: 1, b: [1, 2] }, null, 43]);
+		expect(parameterReads.mock.calls.map(([name]) => name)).toEqual(['firstName', 'lastName']);
+	});
+});
