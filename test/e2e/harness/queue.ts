@@ -166,7 +166,7 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 				`(main ${seconds(mainReadyMs)}, worker ${seconds(workerReadyMs)}, webhook ${seconds(webhookReadyMs)})`,
 		);
 
-		const describe = (role: QueueRole, server: LoggedProcess, readyMs: number): QueueProcess => ({
+		const summary = (role: QueueRole, server: LoggedProcess, readyMs: number): QueueProcess => ({
 			role,
 			url: urls[role],
 			port: ports[role],
@@ -176,9 +176,9 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 			rssMb: () => groupRssMb(server.child.pid),
 		});
 		const processes = {
-			main: describe('main', main, mainReadyMs),
-			worker: describe('worker', worker, workerReadyMs),
-			webhook: describe('webhook', webhook, webhookReadyMs),
+			main: summary('main', main, mainReadyMs),
+			worker: summary('worker', worker, workerReadyMs),
+			webhook: summary('webhook', webhook, webhookReadyMs),
 		};
 		const logs = (lines?: number) =>
 			Object.values(processes)
