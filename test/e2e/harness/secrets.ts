@@ -45,6 +45,11 @@ export function findSecrets(pieces: Collected[], needles: Record<string, string>
 	return hits;
 }
 
+/** The lines of a text that hold the value. */
+export function linesHolding(text: string, value: string): string[] {
+	return text.split('\n').filter((line) => line.includes(value));
+}
+
 export function totalBytes(pieces: Collected[]): number {
 	return pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece.text), 0);
 }
