@@ -95,6 +95,40 @@ export function packageCases<T extends N8nInstance>(options: PackageCaseOptions<
 		expect(output[3].result.campaign_id).toBe(DEMO.campaignId);
 	});
 
+	it('Contact → Add to Campaign with expressions beyond {{ $json.x }} gets what n8n itself evaluates', async () => {
+		const leads = [
+			{ first: '  Ada ', last: 'Lovelace', n: 1, phone: '+1 415 555 0101' },
+			{ last: 'Nobody', n: 2, phone: '+1 415 555 0102' },
+			{ first: 'Grace', last: 'Hopper', n: 3, phone: '+1 415 555 0103' },
+		];
+		const { execution } = await runThrough(
+			[
+				splitOutNode('Leads', 'body.leads'),
+				action(
+					{
+						resource: 'contact',
+						operation: 'addToCampaign',
+						campaignId: DEMO.campaignId,
+						// Evaluated together in one pass; the second item's .trim() fails and is left to n8n.
+						firstName: '={{ $json.first.trim() }}',
+						// A template with text around it: evaluated by n8n field by field.
+						lastName: '={{ $json.last }}-{{ $json.n }}',
+						phoneNumber: "={{ $json.phone.replace(/ /g, '') }}",
+						additionalFields: { metadata: '={{ JSON.stringify({ rank: $json.n * 2 }) }}' },
+					},
+					{ onError: 'continueRegularOutput' },
+				),
+			],
+			{ leads },
+		);
+		expect(execution.status).toBe('success');
+		const output = nodeOutput(execution, 'Campaign Calling') as Array<Record<string, any>>;
+		expect(output).toHaveLength(3);
+		expect(output[0].contact).toEqual({ firstname: 'Ada', lastname: 'Lovelace-1', phone_number: '+14155550101', metadata: { rank: 2 } });
+		expect(output[1]).toEqual(expect.objectContaining({ error: expect.any(String) }));
+		expect(output[2].contact).toEqual({ firstname: 'Grace', lastname: 'Hopper-3', phone_number: '+14155550103', metadata: { rank: 6 } });
+	});
+
 	it('Contact → Add to Campaign in Auto-Map mode reads each item\'s own fields', async () => {
 		const { reply } = await runThrough(
 			[splitOutNode('Leads', 'body.leads'), action({ resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, inputMode: 'autoMap' })],
@@ -199,6 +233,22 @@ export function packageCases<T extends N8nInstance>(options: PackageCaseOptions<
 	});
 
 	describe('the trigger', () => {
+		it('still runs a workflow saved with version 1', async () => {
+			const trigger = campaignCallingTriggerNode(['call.ended'], credential, {}, TRIGGER_NODE_NAME, 1);
+			const workflow = await n8n.api.createWorkflow(triggerWorkflow('e2e trigger v1', trigger));
+			try {
+				await n8n.api.activate(workflow.id);
+				const delivered = await simulator.deliverEvent('call.ended', { data: { contact_id: DEMO.completedContactId } });
+				expect(delivered).toEqual([expect.objectContaining({ ok: true, status: 200 })]);
+				const [execution] = await n8n.api.waitForExecutions(workflow.id, 1);
+				await options.checkExecution?.(n8n, execution);
+				expect(nodeOutput(execution, TRIGGER_NODE_NAME)).toEqual([expect.objectContaining({ event_type: 'call.ended' })]);
+			} finally {
+				await n8n.api.deleteWorkflow(workflow.id);
+			}
+		});
+
+
 		it('registers one module per event, runs on a delivery, refuses forgeries, and re-activates without duplicates', async () => {
 			const trigger = campaignCallingTriggerNode(['call.ended', 'campaign.completed'], credential);
 			const workflow = await n8n.api.createWorkflow(triggerWorkflow('e2e trigger', trigger));
