@@ -20,13 +20,10 @@ import {
 } from './harness/deliveries.ts';
 import { startN8n, type N8nInstance } from './harness/n8n.ts';
 import { sleep } from './harness/process.ts';
-import type { N8nVersion } from './harness/runtime.ts';
+import { e2eVersions } from './harness/runtime.ts';
 import { CREDENTIAL_TYPE, campaignCallingTriggerNode, triggerWorkflow, type WorkflowNode } from './harness/workflows.ts';
 
-const versions = (process.env.E2E_N8N_VERSIONS ?? '2.41.1,1.123.81')
-	.split(',')
-	.map((version) => version.trim())
-	.filter(Boolean) as N8nVersion[];
+const versions = e2eVersions();
 
 const FORGED_COUNT = 1000;
 const CONCURRENCY = 16;

@@ -6,13 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { DEMO_CREDENTIAL_NAME, EXAMPLES, loadExample, readExample } from '../../scripts/examples.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { executionError, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
-import type { N8nVersion } from './harness/runtime.ts';
+import { e2eVersions } from './harness/runtime.ts';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, node, TRIGGER_NODE_TYPE, type CredentialRef, type WorkflowJson } from './harness/workflows.ts';
 
-const versions = (process.env.E2E_N8N_VERSIONS ?? '2.41.1,1.123.81')
-	.split(',')
-	.map((version) => version.trim())
-	.filter(Boolean) as N8nVersion[];
+const versions = e2eVersions();
 
 const SCHEDULE_TYPE = 'n8n-nodes-base.scheduleTrigger';
 

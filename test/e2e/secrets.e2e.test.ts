@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DEMO, startSimulator, type FaultSpec, type Simulator } from '../simulator/server.ts';
 import { SECRET_HEADER, eventBodyOfSize, registeredSecret, sendDelivery, triggerUrl, TRIGGER_MAX_BODY_BYTES } from './harness/deliveries.ts';
 import { createUserFolder, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
-import type { N8nVersion } from './harness/runtime.ts';
+import { e2eVersions } from './harness/runtime.ts';
 import {
 	allExecutionsWithData,
 	distinctive,
@@ -36,10 +36,7 @@ import {
 	type WorkflowNode,
 } from './harness/workflows.ts';
 
-const versions = (process.env.E2E_N8N_VERSIONS ?? '2.41.1,1.123.81')
-	.split(',')
-	.map((version) => version.trim())
-	.filter(Boolean) as N8nVersion[];
+const versions = e2eVersions();
 
 /** Every fault the simulator has, on reads; twice where the node retries, so the retry fails too. */
 const READ_FAULTS: FaultSpec[] = [

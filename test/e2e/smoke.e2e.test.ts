@@ -4,7 +4,7 @@
  */
 import { startN8n } from './harness/n8n.ts';
 import type { N8nInstance } from './harness/n8n.ts';
-import type { N8nVersion } from './harness/runtime.ts';
+import { e2eVersions } from './harness/runtime.ts';
 import {
 	ACTION_NODE_TYPE,
 	CREDENTIAL_TYPE,
@@ -15,10 +15,7 @@ import {
 	webhookDriven,
 } from './harness/workflows.ts';
 
-const versions = (process.env.E2E_N8N_VERSIONS ?? '2.41.1,1.123.81')
-	.split(',')
-	.map((version) => version.trim())
-	.filter(Boolean) as N8nVersion[];
+const versions = e2eVersions();
 
 describe.each(versions)('n8n %s', (version) => {
 	let n8n: N8nInstance | undefined;
