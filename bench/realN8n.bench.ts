@@ -2,6 +2,8 @@
  * Benchmarks 1 and 2 in real n8n 2.41.1 against the simulator. Prints markdown tables; asserts
  * only counts (requests sent, items out), never timings.
  *
+ * n8n 2.41.1 unless BENCH_N8N_VERSION names another installed line (1.123.81).
+ *
  * 1. Add Contacts over N items: this node (Map Each Field with {{ $json.x }}, with an expression
  *    the fast path cannot take, and Auto-Map) vs n8n's HTTP Request node posting one contact per
  *    item, vs the floor: the same batches posted by plain Node HTTP outside n8n; plus n8n's Set
@@ -12,6 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 import { DEMO, startSimulator, type Simulator } from '../test/simulator/server.ts';
 import { executionError, startN8n, type Execution, type N8nInstance } from '../test/e2e/harness/n8n.ts';
+import type { N8nVersion } from '../test/e2e/harness/runtime.ts';
 import {
 	CREDENTIAL_TYPE,
 	campaignCallingNode,
@@ -31,6 +34,7 @@ const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Num
 const HTTP_NODE_MAX = Number(process.env.BENCH_HTTP_NODE_MAX ?? 10000);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const VERSION = (process.env.BENCH_N8N_VERSION ?? '2.41.1') as N8nVersion;
 const BATCH = 100;
 
 let simulator: Simulator;
@@ -40,7 +44,9 @@ let counter = 0;
 
 beforeAll(async () => {
 	simulator = await startSimulator({ recordBodies: false });
-	n8n = await startN8n({ version: '2.41.1', withPackage: true, extraEnv: { N8N_PAYLOAD_SIZE_MAX: '64' } });
+	// BENCH_EXPRESSION_ENGINE=legacy runs 2.x without its expression sandbox, to show what the sandbox costs.
+	const engine = process.env.BENCH_EXPRESSION_ENGINE ? { N8N_EXPRESSION_ENGINE: process.env.BENCH_EXPRESSION_ENGINE } : {};
+	n8n = await startN8n({ version: VERSION, withPackage: true, extraEnv: { N8N_PAYLOAD_SIZE_MAX: '64', ...engine } });
 	const created = await n8n.api.createCredential('bench', CREDENTIAL_TYPE, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
 	credential = { id: created.id, name: created.name };
 });
@@ -87,7 +93,9 @@ async function runCase(label: string, nodes: WorkflowNode[], measured: string, c
 	const created = await n8n.api.createWorkflow(webhookDriven(path, [splitOutNode('Leads', 'body.leads'), ...nodes]));
 	try {
 		await n8n.api.activate(created.id);
-		simulator.requests.length = 0;
+		// Every case starts from the same service state: the contacts earlier cases added would
+		// otherwise grow the simulator's heap (it runs in this process) and slow later cases.
+		simulator.reset();
 		const reply = await n8n.api.callWebhook(path, { leads: leads(count) });
 		const [execution] = await n8n.api.waitForExecutions(created.id, 1, 600_000);
 		// A failed run is a finding to print, not a reason to lose the other figures.
@@ -103,7 +111,7 @@ async function runCase(label: string, nodes: WorkflowNode[], measured: string, c
 /** The floor: the same contacts in the same batches, posted by plain Node HTTP, one at a time. */
 async function floor(count: number) {
 	const contacts = leads(count).map(({ firstname, lastname, phone_number }) => ({ firstname, lastname, phone_number }));
-	simulator.requests.length = 0;
+	simulator.reset();
 	const started = performance.now();
 	for (let start = 0; start < contacts.length; start += BATCH) {
 		const response = await fetch(`${simulator.url}/compaign/v1/contacts/addToCampaign/${DEMO.campaignId}`, {
