@@ -50,6 +50,9 @@ export class CampaignCallingTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
+				// Empty, so n8n answers with webhook()'s acknowledgement: left out, n8n falls back to
+				// 'firstEntryJson' and sends that word as the body.
+				responseData: '',
 				path: 'webhook',
 			},
 		],

@@ -233,16 +233,26 @@ export function packageCases<T extends N8nInstance>(options: PackageCaseOptions<
 	});
 
 	describe('the trigger', () => {
-		it('still runs a workflow saved with version 1', async () => {
+		it('still runs a workflow saved with version 1, and acknowledges each delivery', async () => {
 			const trigger = campaignCallingTriggerNode(['call.ended'], credential, {}, TRIGGER_NODE_NAME, 1);
 			const workflow = await n8n.api.createWorkflow(triggerWorkflow('e2e trigger v1', trigger));
 			try {
 				await n8n.api.activate(workflow.id);
 				const delivered = await simulator.deliverEvent('call.ended', { data: { contact_id: DEMO.completedContactId } });
 				expect(delivered).toEqual([expect.objectContaining({ ok: true, status: 200 })]);
-				const [execution] = await n8n.api.waitForExecutions(workflow.id, 1);
-				await options.checkExecution?.(n8n, execution);
-				expect(nodeOutput(execution, TRIGGER_NODE_NAME)).toEqual([expect.objectContaining({ event_type: 'call.ended' })]);
+				// The sender gets the trigger's acknowledgement, as a module's own delivery would.
+				const module = [...simulator.state.webhookModules.values()].map((owned) => owned.record)[0];
+				const direct = await fetch(`${n8n.webhookUrl}webhook/${trigger.webhookId}/webhook`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json', ...(module.settings.headers as Record<string, string>) },
+					body: JSON.stringify({ event_type: 'call.ended', data: { contact_id: DEMO.completedContactId } }),
+				});
+				expect([direct.status, await direct.json()]).toEqual([200, { status: 'ok', received: 1, accepted: 1 }]);
+				const executions = await n8n.api.waitForExecutions(workflow.id, 2);
+				for (const execution of executions) {
+					await options.checkExecution?.(n8n, execution);
+					expect(nodeOutput(execution, TRIGGER_NODE_NAME)).toEqual([expect.objectContaining({ event_type: 'call.ended' })]);
+				}
 			} finally {
 				await n8n.api.deleteWorkflow(workflow.id);
 			}
