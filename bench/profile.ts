@@ -5,7 +5,7 @@
  *
  *   npm run bench:profile -- <case> [count]
  *
- * Cases: fields ({{ $json.x }}), trim ({{ $json.f.trim() }}), set (Set node, the same .trim()),
+ * Cases: fields ({{ $json.x }}), automap (Auto-Map), trim ({{ $json.f.trim() }}), set (Set node, the same .trim()),
  * http (HTTP Request node per item), trigger (deliveries to this trigger), webhook (to n8n's Webhook node).
  */
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -27,7 +27,7 @@ import {
 	type WorkflowNode,
 } from '../test/e2e/harness/workflows.ts';
 
-const CASES = ['fields', 'trim', 'set', 'http', 'trigger', 'webhook'] as const;
+const CASES = ['fields', 'automap', 'trim', 'set', 'http', 'trigger', 'webhook'] as const;
 type Case = (typeof CASES)[number];
 
 interface ProfileNode {
@@ -83,6 +83,7 @@ async function main(): Promise<void> {
 		} else {
 			const nodes: Record<Exclude<Case, 'trigger' | 'webhook'>, WorkflowNode> = {
 				fields: campaignCallingNode('Measured', { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, firstName: '={{ $json.x }}', lastName: '={{ $json.lastname }}', phoneNumber: '={{ $json.phone_number }}' }, credential),
+				automap: campaignCallingNode('Measured', { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, inputMode: 'autoMap' }, credential),
 				trim: campaignCallingNode('Measured', { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, firstName: '={{ $json.f.trim() }}', lastName: '={{ $json.lastname.trim() }}', phoneNumber: '={{ $json.phone_number.trim() }}' }, credential),
 				set: setNode('Measured', { firstname: '={{ $json.f.trim() }}', lastname: '={{ $json.lastname.trim() }}', phone_number: '={{ $json.phone_number.trim() }}' }),
 				http: node('Measured', 'n8n-nodes-base.httpRequest', 4.2, {
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
 			};
 			const target = await n8n.api.createWorkflow(webhookDriven('profile', [splitOutNode('Leads', 'body.leads'), nodes[chosen]]));
 			await n8n.api.activate(target.id);
-			const leads = Array.from({ length: count }, (_, i) => ({ x: `Lead${i}`, lastname: 'Doe', phone_number: `+1415${String(i).padStart(7, '0')}`, f: `  Lead${i}  ` }));
+			const leads = Array.from({ length: count }, (_, i) => ({ x: `Lead${i}`, firstname: `Lead${i}`, lastname: 'Doe', phone_number: `+1415${String(i).padStart(7, '0')}`, f: `  Lead${i}  ` }));
 			await n8n.api.callWebhook('profile', { leads });
 		}
 		process.stdout.write(`${chosen} x ${count}: ${Math.round(performance.now() - started)} ms wall\n`);
