@@ -38,6 +38,11 @@ export class ParameterReader {
 			if (isPlainValue(value)) return value as T;
 		}
 
+		return this.evaluate(name, itemIndex, fallback);
+	}
+
+	/** n8n's own evaluation; a parameter without expressions is kept for the rest of the execution. */
+	private evaluate<T>(name: string, itemIndex: number, fallback?: T): T {
 		const value = this.context.getNodeParameter(name, itemIndex, fallback as NodeParameterValueType) as T;
 		if (!containsExpression(rawAt(this.rawParameters, name))) this.constants.set(name, value);
 		return value;
@@ -85,7 +90,7 @@ export class ParameterReader {
 		}
 
 		names.forEach((name, index) => {
-			if (!resolved[index]) values[index] = this.get(name, itemIndex, fallbacks[index]);
+			if (!resolved[index]) values[index] = this.evaluate(name, itemIndex, fallbacks[index]);
 		});
 		return values;
 	}
