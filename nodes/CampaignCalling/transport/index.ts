@@ -1,4 +1,5 @@
 import type {
+	ICredentialsDecrypted,
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
@@ -158,33 +159,34 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		timeout: tuning.timeoutMs,
 	};
 
+	// Handed to n8n with each request, so it does not load the credential again per request.
+	const stored = node.credentials?.[CREDENTIAL_TYPE];
+	const credentialsDecrypted: ICredentialsDecrypted = {
+		id: stored?.id ?? '',
+		name: stored?.name ?? '',
+		type: CREDENTIAL_TYPE,
+		data: { ...credentials },
+	};
 	const failure = new ServiceFailureFactory(this, request, credentials.apiKey, baseUrl);
-	const answer = await sendWithRetries.call(this, options, credentials, request, tuning.retry, failure);
+	const answer = await sendWithRetries.call(this, options, credentialsDecrypted, request, tuning.retry, failure);
 	return interpretAnswer(answer, request, failure);
 }
 
 async function sendWithRetries(
 	this: ServiceContext,
 	options: IHttpRequestOptions,
-	credentials: CampaignCallingCredentials,
+	credentialsDecrypted: ICredentialsDecrypted,
 	request: ServiceRequest,
 	policy: RetryPolicy,
 	failure: ServiceFailureFactory,
 ): Promise<HttpAnswer> {
 	const isRead = request.method === 'GET';
-	const stored = this.getNode().credentials?.[CREDENTIAL_TYPE];
 	for (let attempt = 0; ; attempt++) {
 		let answer: HttpAnswer | undefined;
 		let networkError: unknown;
 		try {
-			// The credential read once for this execution, so n8n does not load it again per request.
 			answer = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, { ...options }, {
-				credentialsDecrypted: {
-					id: stored?.id ?? '',
-					name: stored?.name ?? '',
-					type: CREDENTIAL_TYPE,
-					data: { ...credentials },
-				},
+				credentialsDecrypted,
 			})) as HttpAnswer;
 		} catch (error) {
 			networkError = error;
