@@ -1,10 +1,10 @@
 import axios from 'axios';
-import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions, INode } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, INode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { CampaignCallingApi } from '../../credentials/CampaignCallingApi.credentials';
 import { CampaignCalling } from '../../nodes/CampaignCalling/CampaignCalling.node';
-import { nodeTypesFor } from '../helpers/n8nContext.ts';
+import { authenticate, nodeTypesFor } from '../helpers/n8nContext.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 
 const credential = new CampaignCallingApi();
@@ -30,16 +30,10 @@ function resolve(template: string, data: IDataObject): unknown {
 	return workflow.expression.getSimpleParameterValue(node, template, 'internal', { $credentials: data });
 }
 
-/** What n8n's credentials helper does with a function-form `authenticate`: calls it with the data. */
-async function authenticated(data: IDataObject, options: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-	if (typeof credential.authenticate !== 'function') throw new Error('authenticate is not a function');
-	return credential.authenticate(data as ICredentialDataDecryptedObject, options);
-}
-
 /** The request n8n sends for the Test button: test.request resolved, the authenticate headers added. */
 async function testRequestFor(data: IDataObject) {
 	const { request } = credential.test;
-	const { headers } = await authenticated(data, { url: String(request.url), headers: {} });
+	const { headers } = await authenticate(data as ICredentialDataDecryptedObject, { url: String(request.url), headers: {} });
 	return {
 		method: request.method ?? 'GET',
 		baseURL: String(resolve(String(request.baseURL), data)),
@@ -76,7 +70,7 @@ describe('Campaign Calling API credential', () => {
 	it('authenticates with Authorization: Bearer <key>, keeping the request\'s own headers', async () => {
 		const { headers } = await testRequestFor({ baseUrl: 'https://api.example.com', apiKey: 'key-123' });
 		expect(headers).toEqual({ Authorization: 'Bearer key-123' });
-		const options = await authenticated({ apiKey: 'key-123' }, { url: '/x', headers: { 'x-other': '1' } });
+		const options = await authenticate({ apiKey: 'key-123' }, { url: '/x', headers: { 'x-other': '1' } });
 		expect(options).toEqual({ url: '/x', headers: { 'x-other': '1', Authorization: 'Bearer key-123' } });
 	});
 

@@ -36,7 +36,7 @@ export interface RunOptions {
 const credentialType = new CampaignCallingApi();
 
 /** Applies the credential's own `authenticate` function, as n8n's credentials helper does. */
-async function authenticate(credentials: ICredentialDataDecryptedObject, options: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+export async function authenticate(credentials: ICredentialDataDecryptedObject, options: IHttpRequestOptions): Promise<IHttpRequestOptions> {
 	if (typeof credentialType.authenticate !== 'function') throw new Error('the credential\'s authenticate is not a function');
 	return credentialType.authenticate(credentials, options);
 }
