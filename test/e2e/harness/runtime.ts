@@ -4,10 +4,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { cleanEnv, log, runCommand } from './process.ts';
+import { cleanEnv, log, runCommand, sleep } from './process.ts';
 
 export const N8N_VERSIONS = ['2.41.1', '1.123.81'] as const;
 export type N8nVersion = (typeof N8N_VERSIONS)[number];
@@ -44,6 +44,11 @@ const RUNTIMES: Record<N8nVersion, RuntimeSpec> = {
 
 export const N8N_ENTRY = join('node_modules', 'n8n', 'bin', 'n8n');
 const STAMP_FILE = '.campaign-calling-runtime.json';
+/** Present while npm installs n8n into a folder: found at the next start, it means that install was cut off. */
+const INSTALLING_MARKER = '.campaign-calling-installing';
+/** What a cold install took on a 2-core machine (npm install, without sqlite3), for the progress line. */
+const INSTALL_ESTIMATES: Record<N8nVersion, string> = { '2.41.1': 'about 2-6 minutes', '1.123.81': 'about 1-3 minutes' };
+
 
 interface RuntimeStamp {
 	/** sha256 of the committed package.json and package-lock.json this folder was installed from. */
@@ -69,17 +74,61 @@ export interface RuntimeOptions {
 	sqlite3?: boolean;
 }
 
-/** Installs (or reuses) the pinned n8n of this version and returns how to run it. */
+/**
+ * Installs (or reuses) the pinned n8n of this version and returns how to run it. Safe to call from several
+ * processes at once (one installs, the others wait), and an install that was interrupted is started afresh.
+ */
 export async function ensureRuntime(version: N8nVersion, options: RuntimeOptions = {}): Promise<N8nRuntime> {
 	const spec = RUNTIMES[version];
 	if (!spec) throw new Error(`No n8n runtime is pinned for version '${version}' (known: ${N8N_VERSIONS.join(', ')})`);
-	const source = join(process.cwd(), 'test', 'e2e', 'runtime', `n8n-${version}`);
+	const source = runtimeSource(version);
 	const dir = join(cacheDir(), `n8n-${version}`);
 	const nodeBinary = spec.nodeBinary();
 	const nodeVersion = nodeVersionOf(nodeBinary);
 	const nodeMajor = Number(nodeVersion.split('.')[0]);
 	const env = { PATH: `${dirname(nodeBinary)}${delimiter}${process.env.PATH ?? ''}`, ...spec.env };
-	const npmEnv = {
+	const npmEnv = installEnv(nodeBinary, env);
+	const wantsSqlite3 = options.sqlite3 ?? true;
+
+	const packageHash = hashFiles([join(source, 'package.json'), join(source, 'package-lock.json')]);
+	const isReady = (stamp: RuntimeStamp | undefined) =>
+		stamp?.packageHash === packageHash &&
+		existsSync(join(dir, N8N_ENTRY)) &&
+		(!wantsSqlite3 || (stamp.sqlite3?.nodeMajor === nodeMajor && sqlite3Loads(dir, nodeBinary, npmEnv)));
+	if (isReady(readStamp(dir))) return { version, dir, nodeBinary, env, webhookUrlVariable: spec.webhookUrlVariable };
+
+	await withInstallLock(dir, `n8n ${version}`, async () => {
+		let stamp = readStamp(dir);
+		if (isReady(stamp)) return;
+		// sqlite3's build is CPU work and npm install mostly waiting on the disk and the registry: run them side by side.
+		const sqlite3Build = wantsSqlite3 ? ensureSqlite3Build(sqlite3VersionOf(source)) : undefined;
+		sqlite3Build?.catch(() => undefined);
+		if (stamp?.packageHash !== packageHash || !existsSync(join(dir, N8N_ENTRY))) {
+			await installN8n(version, source, dir, npmEnv, stamp);
+			stamp = { packageHash, sqlite3: null };
+			writeStamp(dir, stamp);
+		}
+		if (sqlite3Build) {
+			const binary = await sqlite3Build;
+			const target = join(dir, 'node_modules', 'sqlite3', 'build', 'Release');
+			mkdirSync(target, { recursive: true });
+			copyFileSync(binary, join(target, basename(binary)));
+			if (!sqlite3Loads(dir, nodeBinary, npmEnv)) {
+				throw new Error(`sqlite3 in ${dir} does not load with ${nodeBinary}, even with the fresh build from ${binary}`);
+			}
+			writeStamp(dir, { packageHash, sqlite3: { nodeVersion, nodeMajor } });
+		}
+	});
+	return { version, dir, nodeBinary, env, webhookUrlVariable: spec.webhookUrlVariable };
+}
+
+/** The committed package.json and package-lock.json a pinned n8n is installed from. */
+function runtimeSource(version: N8nVersion): string {
+	return join(process.cwd(), 'test', 'e2e', 'runtime', `n8n-${version}`);
+}
+
+function installEnv(nodeBinary: string, env: Record<string, string>): NodeJS.ProcessEnv {
+	return {
 		...cleanEnv(),
 		...env,
 		npm_config_nodedir: nodeHeadersDir(nodeBinary),
@@ -88,40 +137,111 @@ export async function ensureRuntime(version: N8nVersion, options: RuntimeOptions
 		// sqlite3 would first try to download a prebuilt binary from outside the registry.
 		npm_config_build_from_source: 'true',
 	};
+}
 
-	const packageHash = hashFiles([join(source, 'package.json'), join(source, 'package-lock.json')]);
-	let stamp = readStamp(dir);
-	if (stamp?.packageHash !== packageHash || !existsSync(join(dir, N8N_ENTRY))) {
-		log(`n8n ${version}: installing into ${dir} (cold install takes several minutes)`);
+async function installN8n(version: N8nVersion, source: string, dir: string, npmEnv: NodeJS.ProcessEnv, stamp: RuntimeStamp | undefined): Promise<void> {
+	const marker = join(dir, INSTALLING_MARKER);
+	// A marker left behind, or packages without a stamp, mean an install was cut off: npm may take a half-unpacked
+	// package for a whole one, so start from an empty node_modules.
+	if (existsSync(marker) || (!stamp && existsSync(join(dir, 'node_modules')))) {
+		log(`n8n ${version}: an earlier install in ${dir} did not finish; removing it and starting again`);
+		rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
+	}
+	log(`n8n ${version}: installing into ${dir} (${INSTALL_ESTIMATES[version]} the first time; later runs reuse it)`);
+	mkdirSync(dir, { recursive: true });
+	writeFileSync(marker, `${process.pid}\n`);
+	for (const file of ['package.json', 'package-lock.json']) {
+		if (existsSync(join(source, file))) copyFileSync(join(source, file), join(dir, file));
+	}
+	// Install scripts that download prebuilt binaries from outside the registry would fail; the one native
+	// module n8n needs with SQLite is built by ensureSqlite3Build.
+	await runCommand('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+		cwd: dir,
+		env: npmEnv,
+		label: `npm install (n8n ${version})`,
+	});
+	rmSync(marker, { force: true });
+}
+
+/**
+ * Builds sqlite3 once per version, in its own folder, and returns the path of its native module. sqlite3 5 is
+ * a Node-API module, so one build loads in every Node the suite uses (20 for n8n 1.x, 24 for 2.x).
+ */
+export async function ensureSqlite3Build(version: string): Promise<string> {
+	const dir = join(cacheDir(), `sqlite3-${version}-napi`);
+	const binary = join(dir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
+	const done = join(dir, '.built');
+	if (existsSync(done) && existsSync(binary)) return binary;
+	sqlite3Builds[version] ??= withInstallLock(dir, `sqlite3 ${version}`, async () => {
+		if (existsSync(done) && existsSync(binary)) return;
+		rmSync(dir, { recursive: true, force: true });
 		mkdirSync(dir, { recursive: true });
-		for (const file of ['package.json', 'package-lock.json']) {
-			if (existsSync(join(source, file))) copyFileSync(join(source, file), join(dir, file));
-		}
-		// Install scripts that download prebuilt binaries from outside the registry would fail; the one native
-		// module n8n needs with SQLite is built below.
-		await runCommand('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+		writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, dependencies: { sqlite3: version } })}\n`);
+		const nodeBinary = process.execPath;
+		await runCommand('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
 			cwd: dir,
-			env: npmEnv,
-			label: `npm install (n8n ${version})`,
+			env: installEnv(nodeBinary, { PATH: `${dirname(nodeBinary)}${delimiter}${process.env.PATH ?? ''}` }),
+			label: `building sqlite3 ${version} from source (a C compiler's work: 1-5 minutes, once)`,
 		});
-		// An install that replaced sqlite3 leaves it unbuilt, which the load check below catches.
-		stamp = { packageHash, sqlite3: stamp?.sqlite3 ?? null };
-		writeStamp(dir, stamp);
-	}
-	const wantsSqlite3 = options.sqlite3 ?? true;
-	if (wantsSqlite3 && (stamp.sqlite3?.nodeMajor !== nodeMajor || !sqlite3Loads(dir, nodeBinary, npmEnv))) {
-		await runCommand('npm', ['rebuild', 'sqlite3', '--loglevel=error'], {
-			cwd: dir,
-			env: npmEnv,
-			label: `npm rebuild sqlite3 for Node ${nodeVersion} (n8n ${version})`,
-		});
-		if (!sqlite3Loads(dir, nodeBinary, npmEnv)) {
-			throw new Error(`sqlite3 in ${dir} still does not load with ${nodeBinary} after rebuilding it`);
+		if (!existsSync(binary)) throw new Error(`sqlite3 ${version} was built in ${dir}, but ${binary} is missing`);
+		writeFileSync(done, `${new Date().toISOString()}\n`);
+	}).finally(() => delete sqlite3Builds[version]);
+	await sqlite3Builds[version];
+	return binary;
+}
+
+const sqlite3Builds: Record<string, Promise<void> | undefined> = {};
+
+function sqlite3VersionOf(source: string): string {
+	const lock = JSON.parse(readFileSync(join(source, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+	const version = lock.packages['node_modules/sqlite3']?.version;
+	if (!version) throw new Error(`${source}/package-lock.json pins no sqlite3`);
+	return version;
+}
+
+/**
+ * Runs `work` holding a lock folder beside `dir`, so two processes (two test runs, the demo and a test) never
+ * install into the same folder at once. A lock whose holder is gone is taken over.
+ */
+async function withInstallLock(dir: string, what: string, work: () => Promise<void>): Promise<void> {
+	const lock = `${dir}.lock`;
+	mkdirSync(dirname(lock), { recursive: true });
+	let waitingSince: number | undefined;
+	for (;;) {
+		try {
+			mkdirSync(lock);
+			writeFileSync(join(lock, 'pid'), `${process.pid}\n`);
+			break;
+		} catch {
+			const holder = Number(readFileSync(join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }).trim());
+			if (!holder || !isAlive(holder)) {
+				// Gone without releasing it (killed mid-install), or still writing its pid: a second look decides.
+				await sleep(1_000);
+				const again = Number(readFileSync(join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }).trim());
+				if (!again || !isAlive(again)) rmSync(lock, { recursive: true, force: true });
+				continue;
+			}
+			if (waitingSince === undefined || Date.now() - waitingSince >= 30_000) {
+				log(`${what}: another process (pid ${holder}) is installing it; waiting`);
+				waitingSince = Date.now();
+			}
+			await sleep(2_000);
 		}
-		stamp = { packageHash, sqlite3: { nodeVersion, nodeMajor } };
-		writeStamp(dir, stamp);
 	}
-	return { version, dir, nodeBinary, env, webhookUrlVariable: spec.webhookUrlVariable };
+	try {
+		await work();
+	} finally {
+		rmSync(lock, { recursive: true, force: true });
+	}
+}
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'EPERM';
+	}
 }
 
 /** Node 24 from scripts/toolchain.sh (NODE24_BIN), or the Node running us when it is 24 or newer. */
