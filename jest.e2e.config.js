@@ -8,6 +8,9 @@ module.exports = {
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }],
 	},
+	// Installs happen here, before any test and outside every test's timeout; teardown stops what tests left running.
+	globalSetup: '<rootDir>/test/e2e/globalSetup.ts',
+	globalTeardown: '<rootDir>/test/e2e/globalTeardown.ts',
 	testTimeout: 600000,
 	maxWorkers: 1,
 };

@@ -5,4 +5,5 @@ module.exports = {
 	...e2e,
 	testMatch: ['**/queue.e2e.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/'],
+	globalSetup: '<rootDir>/test/e2e/queueGlobalSetup.ts',
 };

@@ -1,12 +1,21 @@
 /** Process helpers shared by the harness: progress logging, commands, free ports, long-running servers. */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
+
+let logPrefix = 'e2e';
 
 /** Progress goes to stderr: jest shows it live, and a long install does not look hung. */
 export function log(message: string): void {
-	process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+	process.stderr.write(`[${logPrefix} ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+/** What progress lines start with: 'e2e' in the suites, the script's own name elsewhere (the demo). */
+export function setLogPrefix(prefix: string): void {
+	logPrefix = prefix;
 }
 
 export interface CommandOptions {
@@ -131,6 +140,7 @@ export function spawnLogged(options: LoggedProcessOptions): LoggedProcess {
 	// A missing binary surfaces as the readiness wait's "exited" error, with this line in the log.
 	child.on('error', (error) => appendFileSync(options.logFile, `\n[harness] cannot run ${options.command}: ${error.message}\n`));
 	track(child);
+	recordGroup(child, options.label);
 	let stopping: Promise<void> | undefined;
 	return {
 		label: options.label,
@@ -182,14 +192,9 @@ export function tail(text: string, lines = 60): string {
 export function groupRssMb(leaderPid: number | undefined): number {
 	if (leaderPid === undefined) return 0;
 	let kb = 0;
-	for (const entry of readdirSync('/proc')) {
-		if (!/^\d+$/.test(entry)) continue;
+	for (const pid of groupMembers(leaderPid)) {
 		try {
-			// Fields after the parenthesised command name: state, ppid, pgrp, ...
-			const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-			const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-			if (pgrp !== leaderPid) continue;
-			const rss = /^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'));
+			const rss = /^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
 			kb += rss ? Number(rss[1]) : 0;
 		} catch {
 			// The process ended while we looked.
@@ -231,6 +236,7 @@ async function stopProcessGroup(child: ChildProcess, signal: NodeJS.Signals, gra
 	// Whatever is left in the group (task runners, or the server itself when it ignored the signal).
 	signalGroup(child, 'SIGKILL');
 	running.delete(child);
+	if (child.pid !== undefined) rmSync(join(ownerDir(), `${child.pid}.json`), { force: true });
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -239,5 +245,126 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 		process.kill(-child.pid, signal);
 	} catch {
 		// The group is already gone.
+	}
+}
+
+/*
+ * A record on disk of every process group we start, so none outlives its run however the run ends: jest's
+ * globalTeardown stops what its run left (a hook that timed out never reached its stop()), and the next run
+ * sweeps what a killed run left. Records live under the harness's own temp folder, one folder per owner: the
+ * jest run (CAMPAIGN_CALLING_RUN_OWNER, set by its globalSetup) or the process itself (the demo).
+ */
+const REGISTRY = join(tmpdir(), 'campaign-calling-e2e', 'owners');
+
+interface GroupRecord {
+	pid: number;
+	/** The kernel's start time of the process (/proc/<pid>/stat field 22): tells it from a later one given the same pid. */
+	startTime: string;
+	label: string;
+}
+
+function ownerDir(owner = process.env.CAMPAIGN_CALLING_RUN_OWNER ?? String(process.pid)): string {
+	return join(REGISTRY, owner);
+}
+
+/** The fields of /proc/<pid>/stat after the parenthesised command name (state, ppid, pgrp, ...); undefined when gone. */
+function statFields(pid: number | string): string[] | undefined {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+	} catch {
+		return undefined;
+	}
+}
+
+function startTimeOf(pid: number): string | undefined {
+	return statFields(pid)?.[19];
+}
+
+/**
+ * Called once at the start of a run (jest's globalSetup, the demo): stops what runs that are gone left behind,
+ * then records this process as the owner of every process group started from here on.
+ */
+export function beginRun(): void {
+	sweepOrphans();
+	process.env.CAMPAIGN_CALLING_RUN_OWNER = String(process.pid);
+	registerOwner();
+}
+
+/** Marks this process as an owner, with its start time, so a later sweep can tell whether it is still alive. */
+function registerOwner(owner = String(process.pid)): void {
+	const dir = ownerDir(owner);
+	mkdirSync(dir, { recursive: true });
+	writeFileSync(join(dir, 'owner.json'), JSON.stringify({ pid: Number(owner), startTime: startTimeOf(Number(owner)) }));
+}
+
+function recordGroup(child: ChildProcess, label: string): void {
+	if (child.pid === undefined) return;
+	const dir = ownerDir();
+	if (!existsSync(join(dir, 'owner.json'))) registerOwner(process.env.CAMPAIGN_CALLING_RUN_OWNER ?? String(process.pid));
+	const record: GroupRecord = { pid: child.pid, startTime: startTimeOf(child.pid) ?? '', label };
+	writeFileSync(join(dir, `${child.pid}.json`), JSON.stringify(record));
+}
+
+/** Kills every recorded process group of one owner and forgets the owner; returns the labels it stopped. */
+export function stopRecordedGroups(owner: string): string[] {
+	const dir = ownerDir(owner);
+	if (!existsSync(dir)) return [];
+	const stopped: string[] = [];
+	for (const file of readdirSync(dir).filter((name) => /^\d+\.json$/.test(name))) {
+		const record = readJson<GroupRecord>(join(dir, file));
+		if (record && killGroup(record)) stopped.push(`${record.label} (pid ${record.pid})`);
+	}
+	rmSync(dir, { recursive: true, force: true });
+	return stopped;
+}
+
+/** Stops what earlier runs that are gone (killed, crashed, timed out) left running; returns what it stopped. */
+export function sweepOrphans(): string[] {
+	if (!existsSync(REGISTRY)) return [];
+	const stopped: string[] = [];
+	for (const owner of readdirSync(REGISTRY)) {
+		const recorded = readJson<{ pid: number; startTime?: string }>(join(REGISTRY, owner, 'owner.json'));
+		const alive = recorded !== undefined && startTimeOf(recorded.pid) === recorded.startTime;
+		if (!alive) stopped.push(...stopRecordedGroups(owner));
+	}
+	if (stopped.length > 0) log(`stopped what earlier runs left running: ${stopped.join(', ')}`);
+	return stopped;
+}
+
+/**
+ * SIGKILLs a recorded group: through its leader when that is still the process we started, else whatever is
+ * left in the group (task runners whose leader died). Returns whether anything was running.
+ */
+function killGroup(record: GroupRecord): boolean {
+	const leaderIsOurs = startTimeOf(record.pid) === record.startTime;
+	const members = leaderIsOurs ? [record.pid] : groupMembers(record.pid);
+	if (members.length === 0) return false;
+	try {
+		process.kill(-record.pid, 'SIGKILL');
+	} catch {
+		members.forEach((pid) => {
+			try {
+				process.kill(pid, 'SIGKILL');
+			} catch {
+				// Already gone.
+			}
+		});
+	}
+	return true;
+}
+
+function groupMembers(pgid: number): number[] {
+	return readdirSync('/proc')
+		.filter((entry) => /^\d+$/.test(entry))
+		.filter((entry) => Number(statFields(entry)?.[2]) === pgid)
+		.map(Number);
+}
+
+function readJson<T>(file: string): T | undefined {
+	try {
+		return JSON.parse(readFileSync(file, 'utf8')) as T;
+	} catch {
+		return undefined;
 	}
 }

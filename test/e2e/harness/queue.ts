@@ -7,14 +7,16 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createUserFolder, n8nEnv, openSession, spawnN8n, waitUntilReady } from './n8n.ts';
 import type { N8nCommand, N8nInstance } from './n8n.ts';
 import { installPackage } from './package.ts';
-import { cleanEnv, freePort, groupRssMb, log, runCommand, spawnLogged, tail, waitUntil } from './process.ts';
+import { cleanEnv, freePort, groupRssMb, log, spawnLogged, tail, waitUntil } from './process.ts';
 import type { LoggedProcess } from './process.ts';
 import { ensureRuntime } from './runtime.ts';
+import { ensureDebianPackages, findOnPath } from './system.ts';
+import type { DebianNeed } from './system.ts';
 import type { N8nVersion } from './runtime.ts';
 
 export interface QueueStartOptions {
@@ -216,61 +218,21 @@ const COMMANDS: Record<QueueRole, N8nCommand> = { main: 'start', worker: 'worker
 
 let servicesReady: Promise<QueueServices> | undefined;
 
-/**
- * Finds redis-server and Postgres' binaries. When one is missing and we are root with apt-get (as on a
- * fresh CI machine), installs Debian's package for it (`apt-get update` first if the install fails);
- * otherwise fails naming the packages to install.
- */
+/** What queue mode needs from Debian, installed by ensureDebianPackages when missing (as root with apt-get). */
+export const QUEUE_NEEDS: DebianNeed[] = [
+	{ package: 'redis-server', present: () => findOnPath('redis-server') !== undefined, purpose: 'Queue mode' },
+	{ package: 'postgresql', present: () => findPostgresBin() !== undefined, purpose: 'Queue mode (Postgres 13 or newer)' },
+];
+
+/** Finds redis-server and Postgres' binaries, installing Debian's packages for them first when missing. */
 export async function ensureQueueServices(): Promise<QueueServices> {
-	servicesReady ??= (async () => {
-		let found = findQueueServices();
-		const missing = missingPackages(found);
-		if (missing.length > 0) {
-			const asRoot = process.getuid?.() === 0;
-			if (!asRoot || !findOnPath('apt-get')) {
-				throw new Error(
-					`Queue mode needs Debian's ${missing.join(' and ')} (redis-server, Postgres 13 or newer): ` +
-						`install them (apt-get install ${missing.join(' ')}), or run as root on a machine with apt-get so the harness does`,
-				);
-			}
-			await aptInstall(missing);
-			found = findQueueServices();
-			const stillMissing = missingPackages(found);
-			if (stillMissing.length > 0) throw new Error(`apt-get installed ${missing.join(' ')}, but ${stillMissing.join(' and ')} is still not found`);
-		}
-		return found as QueueServices;
-	})();
+	servicesReady ??= ensureDebianPackages(QUEUE_NEEDS).then(() => ({
+		redisServer: findOnPath('redis-server') as string,
+		postgresBin: findPostgresBin() as string,
+	}));
 	// A failed attempt may succeed later (e.g. once the apt lock is free): do not keep the rejection.
 	servicesReady.catch(() => (servicesReady = undefined));
 	return await servicesReady;
-}
-
-function findQueueServices(): Partial<QueueServices> {
-	return { redisServer: findOnPath('redis-server'), postgresBin: findPostgresBin() };
-}
-
-function missingPackages(found: Partial<QueueServices>): string[] {
-	return [found.redisServer ? undefined : 'redis-server', found.postgresBin ? undefined : 'postgresql'].filter(
-		(name): name is string => name !== undefined,
-	);
-}
-
-async function aptInstall(packages: string[]): Promise<void> {
-	const options = { cwd: tmpdir(), env: { ...cleanEnv(), DEBIAN_FRONTEND: 'noninteractive' } };
-	const install = () =>
-		runCommand('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { ...options, label: `apt-get install ${packages.join(' ')}` });
-	try {
-		await install();
-	} catch {
-		// A fresh machine's package lists may be missing or out of date.
-		await runCommand('apt-get', ['update'], { ...options, label: 'apt-get update' });
-		await install();
-	}
-}
-
-function findOnPath(name: string): string | undefined {
-	const folders = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/bin'];
-	return folders.filter((each) => each.startsWith('/')).map((each) => join(each, name)).find((candidate) => existsSync(candidate));
 }
 
 /** Debian puts each Postgres major under /usr/lib/postgresql/<major>/bin; the newest wins. */

@@ -1,0 +1,34 @@
+/**
+ * Everything the real-n8n suites run beside the package, made ready before any test starts (so no install
+ * runs inside a test's timeout): the pinned n8n installs with their sqlite3 build, and Debian's packages.
+ * Reused when valid, repaired when an earlier install was cut off. Independent installs run side by side:
+ * n8n's npm installs wait mostly on the disk and the registry, sqlite3's build and apt-get on other things.
+ */
+import { log } from './process.ts';
+import { ensureRuntime } from './runtime.ts';
+import type { N8nVersion } from './runtime.ts';
+import { ensureDebianPackages } from './system.ts';
+import type { DebianNeed } from './system.ts';
+
+export interface Needs {
+	n8n: N8nVersion[];
+	/** Whether the n8n installs need sqlite3 (single-process n8n does; queue mode runs on Postgres). */
+	sqlite3: boolean;
+	debian: DebianNeed[];
+}
+
+export async function prepare(needs: Needs): Promise<void> {
+	const startedAt = Date.now();
+	const n8nInstalls = (async () => {
+		// One after the other: two npm installs at once only compete for the same disk.
+		for (const version of needs.n8n) await ensureRuntime(version, { sqlite3: needs.sqlite3 });
+	})();
+	const debianPackages = ensureDebianPackages(needs.debian);
+	const results = await Promise.allSettled([n8nInstalls, debianPackages]);
+	const failures = results.flatMap((result) => (result.status === 'rejected' ? [(result.reason as Error).message] : []));
+	if (failures.length > 0) {
+		throw new Error(`Preparing the test environment failed:\n- ${failures.join('\n- ')}\nRun the same command again: finished installs are kept, a cut-off one is started afresh.`);
+	}
+	const seconds = Math.round((Date.now() - startedAt) / 1000);
+	if (seconds >= 2) log(`ready: n8n ${needs.n8n.join(', ')}${needs.debian.length ? ` and ${needs.debian.map((need) => need.package).join(', ')}` : ''} in ${seconds} s`);
+}
