@@ -1,15 +1,18 @@
 /**
  * `npm run demo`: a local n8n 2.x with this package installed, the service simulator, a ready credential
  * and the example workflows, to try the nodes in the editor. Run from the repo root after `npm run build`
- * (the npm script builds first). N8N_PORT (default 5678) and SIMULATOR_PORT (default: a free one) choose
- * the ports. n8n's data is kept between runs; Ctrl-C (or SIGTERM) stops n8n and the simulator.
+ * (the npm script, through scripts/bootstrap.sh, builds first). N8N_PORT (default 5678) and SIMULATOR_PORT
+ * (default: a free one) choose the ports. n8n's data, edits to the examples and the webhook modules the
+ * simulator holds are kept between runs; Ctrl-C (or SIGTERM) stops n8n and the simulator.
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { DEMO, startSimulator } from '../test/simulator/server.ts';
 import type { Simulator } from '../test/simulator/server.ts';
 import { OWNER, startN8n } from '../test/e2e/harness/n8n.ts';
 import type { N8nInstance } from '../test/e2e/harness/n8n.ts';
+import { beginRun, log, setLogPrefix } from '../test/e2e/harness/process.ts';
 import { cacheDir } from '../test/e2e/harness/runtime.ts';
 import type { N8nVersion } from '../test/e2e/harness/runtime.ts';
 import { DEMO_CREDENTIAL_NAME, EXAMPLES, installExamples } from './examples.ts';
@@ -17,6 +20,9 @@ import { DEMO_CREDENTIAL_NAME, EXAMPLES, installExamples } from './examples.ts';
 const VERSION: N8nVersion = '2.41.1';
 const DEFAULT_N8N_PORT = 5678;
 const HEALTH_CHECK_MS = 5_000;
+const USER_FOLDER = join(cacheDir(), 'demo-user-folder');
+/** The simulator forgets everything when it stops; the modules n8n registered in it are kept here for the next run. */
+const MODULES_FILE = join(USER_FOLDER, 'simulator-modules.json');
 const startedAt = Date.now();
 
 let n8n: N8nInstance | undefined;
@@ -39,6 +45,7 @@ async function shutdown(reason: string, exitCode = 0): Promise<void> {
 		process.exit(exitCode === 0 ? 130 : exitCode);
 	}
 	process.stderr.write(`\n${reason}: stopping n8n and the simulator...\n`);
+	if (simulator) saveModules(simulator);
 	await n8n.stop();
 	await simulator?.close();
 	process.stderr.write('Stopped.\n');
@@ -61,11 +68,31 @@ async function portIsFree(port: number): Promise<boolean> {
 	});
 }
 
+/**
+ * An active trigger registered its modules in an earlier run's simulator, and n8n will not register them again
+ * (the trigger remembers them, as it must with the real service): give them back to this run's simulator.
+ */
+function restoreModules(target: Simulator): void {
+	if (!existsSync(MODULES_FILE)) return;
+	const saved = JSON.parse(readFileSync(MODULES_FILE, 'utf8')) as {
+		webhookModules: Array<[string, never]>;
+		integrationModules: Array<[string, never]>;
+	};
+	for (const [id, module] of saved.webhookModules) target.state.webhookModules.set(id, module);
+	for (const [id, module] of saved.integrationModules) target.state.integrationModules.set(id, module);
+}
+
+function saveModules(source: Simulator): void {
+	const { webhookModules, integrationModules } = source.state;
+	writeFileSync(MODULES_FILE, JSON.stringify({ webhookModules: [...webhookModules], integrationModules: [...integrationModules] }));
+}
+
 /** Exits (stopping the simulator) when n8n goes away on its own, rather than leaving a dead demo waiting. */
 function watchN8n(instance: N8nInstance): void {
 	let failures = 0;
 	setInterval(async () => {
 		if (stopping) return;
+		if (simulator) saveModules(simulator);
 		const healthy = await fetch(`${instance.url}healthz`, { signal: AbortSignal.timeout(4_000) }).then(
 			(response) => response.ok,
 			() => false,
@@ -85,15 +112,20 @@ async function main(): Promise<void> {
 		throw new Error(`Port ${n8nPort} is in use (another n8n, or an earlier demo?): stop it, or choose another with N8N_PORT=<port>`);
 	}
 
+	setLogPrefix('demo');
+	// Stops what a demo killed without its Ctrl-C (a closed terminal, kill -9) left running.
+	beginRun();
+	log(
+		`starting n8n ${VERSION} with this package, the service simulator and the examples ` +
+			'(the first run installs n8n: about 3-10 minutes; later runs start in under a minute)',
+	);
 	simulator = await startSimulator({ host: '127.0.0.1', port: simulatorPort });
-	n8n = await startN8n({
-		version: VERSION,
-		withPackage: true,
-		port: n8nPort,
-		userFolder: join(cacheDir(), 'demo-user-folder'),
-	});
+	restoreModules(simulator);
+	n8n = await startN8n({ version: VERSION, withPackage: true, port: n8nPort, userFolder: USER_FOLDER });
 
+	log('setting up the credential and the example workflows');
 	const imported = await installExamples(n8n, simulator.url);
+	saveModules(simulator);
 	const callEnded = imported.find((each) => each.file === EXAMPLES.callEnded);
 	watchN8n(n8n);
 
@@ -110,7 +142,8 @@ async function main(): Promise<void> {
 			'',
 			'  Example workflows:',
 			...imported.map(
-				(each) => `    ${each.name.padEnd(nameWidth)}  ${n8n?.url}workflow/${each.id}${each.active ? '  (active)' : ''}`,
+				(each) =>
+					`    ${each.name.padEnd(nameWidth)}  ${n8n?.url}workflow/${each.id}${each.active ? '  (active)' : ''}${each.kept ? '  (kept from the last run)' : ''}`,
 			),
 			'',
 			`  Play a call, so "${callEnded?.name}" runs (see its Executions tab):`,
@@ -119,7 +152,9 @@ async function main(): Promise<void> {
 			`    curl -X POST ${n8n.url}webhook-test/new-lead -H 'content-type: application/json' -d '${lead}'`,
 			`  What the service received:  curl ${simulator.url}/__sim/requests`,
 			'',
-			`  n8n's data is kept in ${n8n.userFolder} (delete it to start afresh); log: ${n8n.logFile}`,
+			`  Kept between runs in ${n8n.userFolder}: n8n's data, your edits to the examples (a deleted example`,
+			`  comes back on the next start) and the simulator's webhook modules. Delete that folder to start afresh.`,
+			`  n8n's log: ${n8n.logFile}`,
 			'  Ctrl-C stops n8n and the simulator.',
 			'',
 		].join('\n'),

@@ -40,34 +40,55 @@ export interface ImportedExample {
 	id: string;
 	name: string;
 	active: boolean;
+	/** Found from an earlier run and left as it was (with whatever the user changed in it). */
+	kept: boolean;
 }
 
 /**
- * The demo's set-up in a running n8n: replaces what an earlier run left (matched by name), creates the
- * credential pointing at the simulator, imports the three examples and activates the trigger example
- * (which registers its call.ended webhook at the simulator).
+ * The demo's set-up in a running n8n. A first run creates the credential pointing at the simulator, imports
+ * the three examples and activates the trigger example (which registers its call.ended webhook at the
+ * simulator). Later runs keep what is there, a user's edits included: they import only examples that are
+ * missing (matched by name) and point the credential at this run's simulator.
  */
 export async function installExamples(n8n: N8nInstance, simulatorUrl: string): Promise<ImportedExample[]> {
-	await removePreviousRun(n8n);
-	const created = await n8n.api.createCredential(DEMO_CREDENTIAL_NAME, CREDENTIAL_TYPE, {
-		baseUrl: `${simulatorUrl}/`,
-		apiKey: DEMO.apiKey,
-	});
-	const credential = { id: created.id, name: created.name };
+	await removeOlderApiKeys(n8n);
+	const credential = await upsertDemoCredential(n8n, { baseUrl: `${simulatorUrl}/`, apiKey: DEMO.apiKey });
+	const existing = await listAll(n8n, '/workflows');
 	const imported: ImportedExample[] = [];
 	for (const file of Object.values(EXAMPLES)) {
-		const workflow = await n8n.api.createWorkflow(loadExample(file, credential));
+		const example = loadExample(file, credential);
+		const kept = existing.find((workflow) => workflow.name === example.name);
+		if (kept) {
+			imported.push({ file, id: kept.id, name: kept.name, active: kept.active === true, kept: true });
+			continue;
+		}
+		const workflow = await n8n.api.createWorkflow(example);
 		const active = file === EXAMPLES.callEnded;
 		if (active) await n8n.api.activate(workflow.id);
-		imported.push({ file, id: workflow.id, name: workflow.name, active });
+		imported.push({ file, id: workflow.id, name: workflow.name, active, kept: false });
 	}
 	return imported;
+}
+
+/** The demo credential, created on the first run and pointed at this run's simulator (a new port each run) after. */
+async function upsertDemoCredential(n8n: N8nInstance, data: { baseUrl: string; apiKey: string }): Promise<CredentialRef> {
+	const found = (await listAll(n8n, '/credentials')).find(
+		(credential) => credential.name === DEMO_CREDENTIAL_NAME && credential.type === CREDENTIAL_TYPE,
+	);
+	if (!found) {
+		const created = await n8n.api.createCredential(DEMO_CREDENTIAL_NAME, CREDENTIAL_TYPE, data);
+		return { id: created.id, name: created.name };
+	}
+	const updated = await n8n.api.rest('PATCH', `/credentials/${found.id}`, { name: DEMO_CREDENTIAL_NAME, type: CREDENTIAL_TYPE, data });
+	if (updated.status !== 200) throw new Error(`Updating the credential "${DEMO_CREDENTIAL_NAME}": HTTP ${updated.status} ${JSON.stringify(updated.body)}`);
+	return { id: found.id, name: found.name };
 }
 
 interface Listed {
 	id: string;
 	name: string;
 	type?: string;
+	active?: boolean;
 }
 
 /** All pages of a public API listing (workflows, credentials). */
@@ -84,16 +105,9 @@ async function listAll(n8n: N8nInstance, path: string): Promise<Listed[]> {
 	return all;
 }
 
-/** A rerun replaces what the previous run created, so nothing is duplicated. */
-async function removePreviousRun(n8n: N8nInstance): Promise<void> {
-	const exampleNames = new Set(Object.values(EXAMPLES).map((file) => readExample(file).name));
-	for (const workflow of await listAll(n8n, '/workflows')) {
-		if (exampleNames.has(workflow.name)) await n8n.api.deleteWorkflow(workflow.id);
-	}
-	for (const credential of await listAll(n8n, '/credentials')) {
-		if (credential.name === DEMO_CREDENTIAL_NAME && credential.type === CREDENTIAL_TYPE) await n8n.api.deleteCredential(credential.id);
-	}
-	// The harness adds an API key at every start; keep only this run's (listed redacted, ending like it).
+/** The harness adds an API key at every start: keep only this run's, so reruns do not pile them up. */
+async function removeOlderApiKeys(n8n: N8nInstance): Promise<void> {
+	// Listed redacted: this run's is the one that ends like ours.
 	type ApiKey = { id: string; label: string; apiKey: string };
 	const keys = await n8n.api.rest<{ data: ApiKey[] | { items: ApiKey[] } }>('GET', '/api-keys');
 	const listed = keys.status !== 200 ? [] : Array.isArray(keys.body.data) ? keys.body.data : keys.body.data.items;
