@@ -17,6 +17,11 @@ use_node24() {
   if command -v node >/dev/null 2>&1 && [ "$(node_major node)" -ge 24 ]; then
     NODE24_BIN="$(dirname "$(command -v node)")"
   else
+    # npm reads its global config (where a machine may set its registry's CA file) from beside the Node that
+    # runs it: keep the system npm's, which a Node from the cache would not find.
+    if [ -z "${npm_config_globalconfig:-}" ] && command -v npm >/dev/null 2>&1; then
+      npm_config_globalconfig="$(npm config get globalconfig 2>/dev/null)" && export npm_config_globalconfig
+    fi
     local dir="$CAMPAIGN_CALLING_CACHE/node-$NODE24_VERSION"
     if [ ! -x "$dir/node_modules/.bin/node" ]; then
       setup_say "Node $(node --version 2>/dev/null || echo '(none)') is on PATH; getting Node $NODE24_VERSION from the npm registry into $dir (10-30 s, once)"

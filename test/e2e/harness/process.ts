@@ -70,15 +70,19 @@ export async function freePort(): Promise<number> {
 	});
 }
 
+/** npm settings that say how to reach the registry (the machine's CA file may be set in npm's global config). */
+const REGISTRY_SETTINGS = /^npm_config_(globalconfig|userconfig|cafile|ca|registry|proxy|https_proxy|noproxy|strict_ssl)$/i;
+
 /**
  * The parent's environment without what would leak into the tools we start: npm's script variables
- * (e.g. the repo's prefix when run from `npm run`), jest's NODE_ENV=test (n8n behaves differently in
- * test mode), and NODE_OPTIONS.
+ * (e.g. the repo's prefix when run from `npm run`) except how to reach the registry, jest's NODE_ENV=test
+ * (n8n behaves differently in test mode), and NODE_OPTIONS.
  */
 export function cleanEnv(): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = {};
 	for (const [name, value] of Object.entries(process.env)) {
-		const leaks = /^npm_/i.test(name) || ['INIT_CWD', 'NODE_ENV', 'NODE_OPTIONS', 'JEST_WORKER_ID'].includes(name);
+		const npmScriptVariable = /^npm_/i.test(name) && !REGISTRY_SETTINGS.test(name);
+		const leaks = npmScriptVariable || ['INIT_CWD', 'NODE_ENV', 'NODE_OPTIONS', 'JEST_WORKER_ID'].includes(name);
 		if (!leaks) env[name] = value;
 	}
 	return env;

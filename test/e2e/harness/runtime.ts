@@ -155,11 +155,18 @@ async function installN8n(version: N8nVersion, source: string, dir: string, npmE
 	}
 	// Install scripts that download prebuilt binaries from outside the registry would fail; the one native
 	// module n8n needs with SQLite is built by ensureSqlite3Build.
-	await runCommand('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-		cwd: dir,
-		env: npmEnv,
-		label: `npm install (n8n ${version})`,
-	});
+	try {
+		await runCommand('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+			cwd: dir,
+			env: npmEnv,
+			label: `npm install (n8n ${version})`,
+		});
+	} catch (error) {
+		throw new Error(
+			`${(error as Error).message}. npm's message is above. Check that this machine reaches the npm registry, ` +
+				'then run the same command again: the cut-off install is started afresh.',
+		);
+	}
 	rmSync(marker, { force: true });
 }
 
