@@ -98,9 +98,9 @@ function run(): void {
 	]);
 
 	const say = (line: string) => console.log(dryRun ? `[dry run] ${line}` : line);
-	say(`${manifest.name}: ${manifest.version} → ${version} (${target}), on ${git(['rev-parse', '--abbrev-ref', 'HEAD'])} at ${git(['rev-parse', '--short', 'HEAD'])}`);
+	say(`${manifest.name}: ${manifest.version} → ${version}${target === version ? '' : ` (${target})`}, on ${git(['rev-parse', '--abbrev-ref', 'HEAD'])} at ${git(['rev-parse', '--short', 'HEAD'])}`);
 	say(`CHANGELOG.md: "Unreleased" entries move under "## ${version} (${date})":`);
-	console.log(changelog.entries.replace(/^/gm, '    '));
+	console.log(changelog.entries.replace(/^(?=.)/gm, '    '));
 	for (const check of CHECKS) say(`${dryRun ? 'would run' : 'running'}: npm ${check.join(' ')}`);
 	if (!dryRun) {
 		for (const check of CHECKS) {
