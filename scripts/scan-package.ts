@@ -28,7 +28,14 @@ interface Scanner {
 interface PackageManifest {
 	name: string;
 	version: string;
+	homepage: string;
+	repository: { url: string };
+	bugs: { url: string };
 	n8n: { nodes: string[]; credentials: string[] };
+}
+
+interface Codex {
+	resources?: Record<string, Array<{ url: string }>>;
 }
 
 /**
@@ -91,8 +98,38 @@ function checkContents(files: string[], unpacked: string): void {
 			else if (!shipped.has(posix.join(posix.dirname(entry), icon))) problems.push(`${entry}: ${theme} icon ${icon} is not in the tarball`);
 		}
 	}
+	const links = documentationLinks(files, unpacked);
 	console.log(`  contents: ${files.length} files; ${entries.length} n8n entries, each with its light and dark icon` +
-		`${manifest.n8n.nodes.length > 0 ? ' (nodes also with their codex file)' : ''}`);
+		`${manifest.n8n.nodes.length > 0 ? ' (nodes also with their codex file)' : ''}; ${links} documentation links`);
+}
+
+/**
+ * package.json's repository, homepage and bugs name one repository, and the nodes' codex files and
+ * the credential link to sections of the README at its homepage: setting the repository in
+ * package.json (README, "Before the first release") and forgetting one of these fails here.
+ */
+function documentationLinks(files: string[], unpacked: string): number {
+	const home = manifest.homepage.split('#')[0];
+	const repository = manifest.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+	for (const [field, url] of [['homepage', manifest.homepage], ['bugs.url', manifest.bugs.url]]) {
+		if (!url.startsWith(repository)) problems.push(`package.json's ${field} ${url} is not in repository.url's ${repository}`);
+	}
+	const links: Array<{ file: string; url: string }> = [];
+	for (const file of files) {
+		const text = () => readFileSync(join(unpacked, file), 'utf8');
+		if (file.endsWith('.node.json')) {
+			const codex = JSON.parse(text()) as Codex;
+			for (const each of Object.values(codex.resources ?? {}).flat()) links.push({ file, url: each.url });
+		} else if (manifest.n8n.credentials.includes(file)) {
+			const url = /documentationUrl\s*=\s*'([^']+)'/.exec(text())?.[1];
+			if (url) links.push({ file, url });
+			else problems.push(`${file} has no documentationUrl`);
+		}
+	}
+	for (const { file, url } of links) {
+		if (!url.startsWith(`${home}#`)) problems.push(`${file} links to ${url}, not to a section of package.json's homepage ${home}`);
+	}
+	return links.length;
 }
 
 async function analyze(label: string, dir: string, patterns: string[]): Promise<void> {
