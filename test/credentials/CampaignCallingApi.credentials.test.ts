@@ -1,4 +1,4 @@
-import type { ICredentialTestFunctions, ICredentialsDecrypted, IDataObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, ICredentialTestFunctions, ICredentialsDecrypted } from 'n8n-workflow';
 
 import { CampaignCallingApi } from '../../credentials/CampaignCallingApi.credentials';
 import { CampaignCalling } from '../../nodes/CampaignCalling/CampaignCalling.node';
@@ -38,7 +38,7 @@ beforeEach(() => {
 });
 
 /** Runs the Test button's function as n8n's credentials tester does: `this` is its CredentialTestContext. */
-async function runTest(data: IDataObject) {
+async function runTest(data: ICredentialDataDecryptedObject) {
 	const decrypted: ICredentialsDecrypted = { id: 'c1', name: 'Campaign Calling', type: 'campaignCallingApi', data };
 	return await testCampaignCallingCredential.call({} as ICredentialTestFunctions, decrypted);
 }
