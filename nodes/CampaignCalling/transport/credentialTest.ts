@@ -129,6 +129,8 @@ function unreachableReason(error: unknown): string {
 	const code = typeof cause?.code === 'string' ? cause.code : '';
 	if ((error as Error).name === 'TimeoutError') return `no answer within ${TEST_TIMEOUT_MS / 1000} seconds`;
 	if (code === 'ECONNREFUSED') return 'the connection was refused';
+	// The runtime's fetch reports a connection closed mid-answer as UND_ERR_SOCKET.
+	if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'the connection was dropped before an answer came';
 	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'its host name could not be resolved';
 	if (code.startsWith('ERR_TLS') || /CERT|SSL/.test(code)) return `its TLS certificate was not accepted (${code})`;
 	return code ? `the request failed (${code})` : 'the request failed';
