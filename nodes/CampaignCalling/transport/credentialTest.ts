@@ -2,7 +2,10 @@ import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTe
 
 import { isPlainObject, normaliseBaseUrl, redactSecret } from './index';
 
-/** The name both nodes give n8n in `credentials[].testedBy`. */
+/**
+ * The name both nodes give n8n in `credentials[].testedBy`. There it is written out as text: n8n's lint
+ * reads `testedBy` from the source to check that the credential is tested. A unit test ties the two.
+ */
 export const CREDENTIAL_TEST_NAME = 'campaignCallingApiTest';
 
 /** The listing the Test reads: cheap, and any valid key may call it (spec, "Get webhooks"). */
