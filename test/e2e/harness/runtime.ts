@@ -33,10 +33,11 @@ interface RuntimeSpec {
 const RUNTIMES: Record<N8nVersion, RuntimeSpec> = {
 	// Its MCP server registry would fetch a catalogue from n8n's servers at start.
 	'2.41.1': { nodeBinary: node24Binary, env: { N8N_DISABLED_MODULES: 'mcp-registry' }, webhookUrlVariable: 'N8N_WEBHOOK_URL' },
-	// The last 1.x runs on the machine's Node 20, which n8n 1.x users still have. isolated-vm has no Node 20
-	// build, hence the legacy expression engine; 1.x still needs task runners switched on.
+	// The last 1.x runs on the machine's Node 20, which n8n 1.x users still have (N8N1_NODE names another, and a
+	// machine without /usr/bin/node, such as a CI runner, uses Node 24). isolated-vm has no Node 20 build, hence
+	// the legacy expression engine; 1.x still needs task runners switched on.
 	'1.123.81': {
-		nodeBinary: () => '/usr/bin/node',
+		nodeBinary: () => process.env.N8N1_NODE ?? (existsSync('/usr/bin/node') ? '/usr/bin/node' : node24Binary()),
 		env: { N8N_EXPRESSION_ENGINE: 'legacy', N8N_RUNNERS_ENABLED: 'true' },
 		webhookUrlVariable: 'WEBHOOK_URL',
 	},
