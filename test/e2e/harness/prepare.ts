@@ -1,11 +1,11 @@
 /**
  * Everything the real-n8n suites run beside the package, made ready before any test starts (so no install
- * runs inside a test's timeout): the pinned n8n installs with their sqlite3 build, and Debian's packages.
- * Reused when valid, repaired when an earlier install was cut off. Independent installs run side by side:
- * n8n's npm installs wait mostly on the disk and the registry, sqlite3's build and apt-get on other things.
+ * runs inside a test's timeout): the pinned n8n installs with their sqlite3 builds, and Debian's packages.
+ * Reused when valid, repaired when an earlier install was cut off. Three lanes run side by side: n8n's npm
+ * installs (mostly waiting on the disk and the registry), the sqlite3 compiles (CPU) and apt-get.
  */
 import { log } from './process.ts';
-import { ensureRuntime } from './runtime.ts';
+import { ensureRuntime, ensureSqlite3Build, hasWorkingSqlite3 } from './runtime.ts';
 import type { N8nVersion } from './runtime.ts';
 import { ensureDebianPackages } from './system.ts';
 import type { DebianNeed } from './system.ts';
@@ -23,8 +23,13 @@ export async function prepare(needs: Needs): Promise<void> {
 		// One after the other: two npm installs at once only compete for the same disk.
 		for (const version of needs.n8n) await ensureRuntime(version, { sqlite3: needs.sqlite3 });
 	})();
+	// Each build waits for the one before it: two compilers at once would only share the same cores.
+	const sqlite3Builds = (async () => {
+		if (!needs.sqlite3) return;
+		for (const version of needs.n8n) if (!hasWorkingSqlite3(version)) await ensureSqlite3Build(version);
+	})();
 	const debianPackages = ensureDebianPackages(needs.debian);
-	const results = await Promise.allSettled([n8nInstalls, debianPackages]);
+	const results = await Promise.allSettled([n8nInstalls, sqlite3Builds, debianPackages]);
 	const failures = results.flatMap((result) => (result.status === 'rejected' ? [(result.reason as Error).message] : []));
 	if (failures.length > 0) {
 		throw new Error(`Preparing the test environment failed:\n- ${failures.join('\n- ')}\nRun the same command again: finished installs are kept, a cut-off one is started afresh.`);

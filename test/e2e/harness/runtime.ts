@@ -102,7 +102,7 @@ export async function ensureRuntime(version: N8nVersion, options: RuntimeOptions
 		let stamp = readStamp(dir);
 		if (isReady(stamp)) return;
 		// sqlite3's build is CPU work and npm install mostly waiting on the disk and the registry: run them side by side.
-		const sqlite3Build = wantsSqlite3 ? ensureSqlite3Build(sqlite3VersionOf(source)) : undefined;
+		const sqlite3Build = wantsSqlite3 ? ensureSqlite3Build(version) : undefined;
 		sqlite3Build?.catch(() => undefined);
 		if (stamp?.packageHash !== packageHash || !existsSync(join(dir, N8N_ENTRY))) {
 			await installN8n(version, source, dir, npmEnv, stamp);
@@ -121,6 +121,14 @@ export async function ensureRuntime(version: N8nVersion, options: RuntimeOptions
 		}
 	});
 	return { version, dir, nodeBinary, env, webhookUrlVariable: spec.webhookUrlVariable };
+}
+
+/** Whether a pinned n8n is installed with a sqlite3 that loads in its Node, so no sqlite3 build is needed for it. */
+export function hasWorkingSqlite3(version: N8nVersion): boolean {
+	const dir = join(cacheDir(), `n8n-${version}`);
+	const nodeBinary = RUNTIMES[version].nodeBinary();
+	const env = { ...cleanEnv(), PATH: `${dirname(nodeBinary)}${delimiter}${process.env.PATH ?? ''}` };
+	return existsSync(join(dir, N8N_ENTRY)) && sqlite3Loads(dir, nodeBinary, env);
 }
 
 /** The committed package.json and package-lock.json a pinned n8n is installed from. */
@@ -172,29 +180,34 @@ async function installN8n(version: N8nVersion, source: string, dir: string, npmE
 }
 
 /**
- * Builds sqlite3 once per version, in its own folder, and returns the path of its native module. sqlite3 5 is
- * a Node-API module, so one build loads in every Node the suite uses (20 for n8n 1.x, 24 for 2.x).
+ * Builds the sqlite3 that a pinned n8n's lockfile names, in its own folder, for the Node that runs that n8n, and
+ * returns the path of its native module. It needs no n8n install, so it can run beside one (prepare.ts starts
+ * every build at once). Although sqlite3 5 is a Node-API module, a build made with Node 24's headers crashes
+ * Node 20 as it loads, so there is one build per sqlite3 version and Node major.
  */
-export async function ensureSqlite3Build(version: string): Promise<string> {
-	const dir = join(cacheDir(), `sqlite3-${version}-napi`);
+export async function ensureSqlite3Build(n8nVersion: N8nVersion): Promise<string> {
+	const version = sqlite3VersionOf(runtimeSource(n8nVersion));
+	const nodeBinary = RUNTIMES[n8nVersion].nodeBinary();
+	const nodeMajor = nodeVersionOf(nodeBinary).split('.')[0];
+	const key = `${version}-node${nodeMajor}`;
+	const dir = join(cacheDir(), `sqlite3-${key}`);
 	const binary = join(dir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
 	const done = join(dir, '.built');
 	if (existsSync(done) && existsSync(binary)) return binary;
-	sqlite3Builds[version] ??= withInstallLock(dir, `sqlite3 ${version}`, async () => {
+	sqlite3Builds[key] ??= withInstallLock(dir, `sqlite3 ${version} for Node ${nodeMajor}`, async () => {
 		if (existsSync(done) && existsSync(binary)) return;
 		rmSync(dir, { recursive: true, force: true });
 		mkdirSync(dir, { recursive: true });
 		writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, dependencies: { sqlite3: version } })}\n`);
-		const nodeBinary = process.execPath;
 		await runCommand('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
 			cwd: dir,
 			env: installEnv(nodeBinary, { PATH: `${dirname(nodeBinary)}${delimiter}${process.env.PATH ?? ''}` }),
-			label: `building sqlite3 ${version} from source (a C compiler's work: 1-5 minutes, once)`,
+			label: `building sqlite3 ${version} for Node ${nodeMajor} from source (a C compiler's work: 1-5 minutes, once)`,
 		});
 		if (!existsSync(binary)) throw new Error(`sqlite3 ${version} was built in ${dir}, but ${binary} is missing`);
 		writeFileSync(done, `${new Date().toISOString()}\n`);
-	}).finally(() => delete sqlite3Builds[version]);
-	await sqlite3Builds[version];
+	}).finally(() => delete sqlite3Builds[key]);
+	await sqlite3Builds[key];
 	return binary;
 }
 
