@@ -1,7 +1,6 @@
 import type {
 	IAuthenticate,
 	Icon,
-	ICredentialTestRequest,
 	ICredentialType,
 	INodeProperties,
 } from 'n8n-workflow';
@@ -49,25 +48,6 @@ export class CampaignCallingApi implements ICredentialType {
 		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
 	});
 
-	// The service answers HTTP 200 with `status: "error"` for a refused key, so the test reads the
-	// envelope; 401/403 answers fail the test through n8n's own "Authorization failed" message.
-	// (axios joins baseURL and url without doubling a trailing slash.)
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{$credentials.baseUrl}}',
-			url: '/v1/webhooks',
-			method: 'GET',
-		},
-		rules: [
-			{
-				type: 'responseSuccessBody',
-				properties: {
-					key: 'status',
-					value: 'error',
-					message:
-						'The service refused this API key (it answered status "error"). Check the key and that it belongs to your company.',
-				},
-			},
-		],
-	};
+	// The Test button runs the nodes' `campaignCallingApiTest` (credentials[].testedBy), which checks
+	// that the answer is the service's own envelope; a declarative `test` here would take precedence.
 }

@@ -4,6 +4,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as campaign from './actions/campaign';
 import * as contact from './actions/contact';
 import * as integration from './actions/integration';
+import { searchWebhookFlows } from './methods/listSearch';
+import { CREDENTIAL_TEST_NAME, testCampaignCallingCredential } from './transport/credentialTest';
 import { router } from './actions/router';
 import { requestOptionsProperty } from './actions/shared/requestOptions';
 import * as webhookFlow from './actions/webhookFlow';
@@ -15,14 +17,19 @@ export class CampaignCalling implements INodeType {
 		name: 'campaignCalling',
 		icon: { light: 'file:campaignCalling.svg', dark: 'file:campaignCalling.dark.svg' },
 		group: ['output'],
-		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// 1.1 turns Simplify on by default and puts id/name/status first in full records; version 1
+		// keeps its output exactly, so workflows saved with it do not change.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
+		// Each operation's own name on the canvas ("Add to Campaign"), not its stored values.
+		subtitle:
+			'={{ ({"contact:addToCampaign": "Add to Campaign", "contact:get": "Get Contact", "campaign:get": "Get Campaign", "campaign:update": "Update Campaign", "webhookFlow:getAll": "Get Many Webhook Flows", "integration:create": "Create Integration", "webhookModule:create": "Create Webhook Module"})[$parameter["resource"] + ":" + $parameter["operation"]] }}',
 		description: 'Add leads to AI calling campaigns, read call outcomes and manage campaigns',
 		defaults: { name: 'Campaign Calling' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'campaignCallingApi', required: true }],
+		credentials: [{ name: 'campaignCallingApi', required: true, testedBy: 'campaignCallingApiTest' }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -45,7 +52,11 @@ export class CampaignCalling implements INodeType {
 			...webhookModule.description,
 			requestOptionsProperty,
 		],
-	
+	};
+
+	methods = {
+		credentialTest: { [CREDENTIAL_TEST_NAME]: testCampaignCallingCredential },
+		listSearch: { searchWebhookFlows },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -11,6 +11,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { deliveryLimitProperties, readDeliveryLimits } from '../CampaignCalling/actions/shared/moduleSettings';
 import { createWebhookModule } from '../CampaignCalling/actions/webhookModule/create.operation';
+import { CREDENTIAL_TEST_NAME, testCampaignCallingCredential } from '../CampaignCalling/transport/credentialTest';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../CampaignCalling/vocabulary';
 import {
 	EVENT_HEADER,
@@ -44,7 +45,7 @@ export class CampaignCallingTrigger implements INodeType {
 		defaults: { name: 'Campaign Calling Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'campaignCallingApi', required: true }],
+		credentials: [{ name: 'campaignCallingApi', required: true, testedBy: 'campaignCallingApiTest' }],
 		webhooks: [
 			{
 				name: 'default',
@@ -59,7 +60,7 @@ export class CampaignCallingTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Activating this workflow registers one webhook module per selected event at the service. The service offers no way to remove them, so they stay registered after deactivation and are reused when you activate again.',
+					'Activating this workflow registers one webhook module per selected event at the service, and so does "Listen for test event" (for the test URL). The service offers no way to remove them: they stay registered after deactivation and after test listening ends. Activation reuses the modules it registered; test listening may register new ones each time, and those keep sending to the test URL.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -96,6 +97,10 @@ export class CampaignCallingTrigger implements INodeType {
 				],
 			},
 		],
+	};
+
+	methods = {
+		credentialTest: { [CREDENTIAL_TEST_NAME]: testCampaignCallingCredential },
 	};
 
 	webhookMethods = {

@@ -31,6 +31,8 @@ export interface RunOptions {
 	items?: INodeExecutionData[];
 	credentials: CredentialData;
 	continueOnFail?: boolean;
+	/** The node's typeVersion as a saved workflow holds it; 1 unless given. */
+	typeVersion?: number;
 }
 
 const credentialType = new CampaignCallingApi();
@@ -77,7 +79,7 @@ export function executeContextFor(options: RunOptions): { context: ExecuteContex
 		id: 'node-under-test',
 		name: 'Campaign Calling',
 		type: 'n8n-nodes-campaign-calling.campaignCalling',
-		typeVersion: 1,
+		typeVersion: options.typeVersion ?? 1,
 		position: [0, 0],
 		parameters: options.parameters as INode['parameters'],
 		credentials: { campaignCallingApi: { id: 'credential-1', name: 'Campaign Calling account' } },

@@ -1,6 +1,8 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INode, INodeProperties } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
 
 import { CampaignCalling } from '../../../nodes/CampaignCalling/CampaignCalling.node';
+import { nodeTypesFor } from '../../helpers/n8nContext.ts';
 
 const { description } = new CampaignCalling();
 
@@ -12,8 +14,9 @@ function parametersOf(resource: string, operation: string): string[] {
 			if (!show) return true;
 			return (show.resource ?? [resource]).includes(resource) && (show.operation ?? [operation]).includes(operation);
 		})
+		.filter((property) => property.type !== 'notice')
 		.map((property) => property.name)
-		.filter((name) => name !== 'resource' && name !== 'operation');
+		.filter((name, index, names) => name !== 'resource' && name !== 'operation' && names.indexOf(name) === index);
 }
 
 function property(resource: string, operation: string, name: string): INodeProperties {
@@ -31,11 +34,12 @@ const valuesOf = (options: INodeProperties['options']) => (options ?? []).map((o
 const namesOf = (options: INodeProperties['options']) => (options ?? []).map((option) => (option as { name: string }).name);
 
 describe('Campaign Calling node description (the contract\'s stored names)', () => {
-	it('is campaignCalling version 1 with the campaignCallingApi credential', () => {
+	it('is campaignCalling, versions 1 and 1.1 (new nodes get 1.1), with the campaignCallingApi credential', () => {
 		expect(description.name).toBe('campaignCalling');
 		expect(description.displayName).toBe('Campaign Calling');
-		expect(description.version).toBe(1);
-		expect(description.credentials).toEqual([{ name: 'campaignCallingApi', required: true }]);
+		expect(description.version).toEqual([1, 1.1]);
+		expect(description.defaultVersion).toBe(1.1);
+		expect(description.credentials).toEqual([{ name: 'campaignCallingApi', required: true, testedBy: 'campaignCallingApiTest' }]);
 	});
 
 	it('offers the five resources with the contract\'s operations', () => {
@@ -62,10 +66,10 @@ describe('Campaign Calling node description (the contract\'s stored names)', () 
 
 	it.each([
 		['contact', 'addToCampaign', ['campaignId', 'inputMode', 'firstName', 'lastName', 'phoneNumber', 'additionalFields', 'contactsJson', 'options']],
-		['contact', 'get', ['contactId']],
-		['campaign', 'get', ['campaignId']],
+		['contact', 'get', ['contactId', 'simplify']],
+		['campaign', 'get', ['campaignId', 'simplify']],
 		['campaign', 'update', ['campaignId', 'updateFields']],
-		['webhookFlow', 'getAll', ['workspaceId', 'returnAll', 'limit']],
+		['webhookFlow', 'getAll', ['workspaceId', 'returnAll', 'limit', 'simplify']],
 		['integration', 'create', ['integrationType', 'url', 'options']],
 		['webhookModule', 'create', ['eventType', 'url', 'options']],
 	])('%s / %s reads the contract\'s parameters', (resource, operation, names) => {
@@ -118,5 +122,72 @@ describe('Campaign Calling node description (the contract\'s stored names)', () 
 	it('has no leftover punctuation in its descriptions', () => {
 		const texts = JSON.stringify(description.properties);
 		expect(texts).not.toMatch(/ ,\./);
+	});
+});
+
+describe('Campaign Calling node in the editor', () => {
+	/** Evaluates the subtitle as n8n's canvas does, with n8n's own expression engine. */
+	function subtitleFor(resource: string, operation: string): unknown {
+		const node: INode = {
+			id: 'subtitle',
+			name: 'Campaign Calling',
+			type: 'n8n-nodes-campaign-calling.campaignCalling',
+			typeVersion: 1.1,
+			position: [0, 0],
+			parameters: { resource, operation },
+		};
+		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: nodeTypesFor(new CampaignCalling()) });
+		return workflow.expression.getSimpleParameterValue(node, description.subtitle as string, 'internal', {});
+	}
+
+	it.each([
+		['contact', 'addToCampaign', 'Add to Campaign'],
+		['contact', 'get', 'Get Contact'],
+		['campaign', 'get', 'Get Campaign'],
+		['campaign', 'update', 'Update Campaign'],
+		['webhookFlow', 'getAll', 'Get Many Webhook Flows'],
+		['integration', 'create', 'Create Integration'],
+		['webhookModule', 'create', 'Create Webhook Module'],
+	])('shows the subtitle of %s / %s as "%s"', (resource, operation, title) => {
+		expect(subtitleFor(resource, operation)).toBe(title);
+	});
+
+	it.each([
+		['contact', 'get'],
+		['campaign', 'get'],
+		['webhookFlow', 'getAll'],
+	])('%s / %s has Simplify: off in version 1, on in version 1.1 and later', (resource, operation) => {
+		const toggles = description.properties.filter(
+			(candidate) => candidate.name === 'simplify' && candidate.displayOptions?.show?.resource?.includes(resource) && candidate.displayOptions?.show?.operation?.includes(operation),
+		);
+		expect(toggles.map((toggle) => [toggle.type, toggle.default, toggle.displayOptions?.show?.['@version']])).toEqual([
+			['boolean', false, [1]],
+			['boolean', true, [{ _cnd: { gte: 1.1 } }]],
+		]);
+	});
+
+	it('Auto-Map shows a notice naming every field spelling it reads', () => {
+		const notice = property('contact', 'addToCampaign', 'autoMapNotice');
+		expect(notice.type).toBe('notice');
+		expect(notice.displayOptions?.show?.inputMode).toEqual(['autoMap']);
+		for (const spelling of ['firstname', 'first_name', 'firstName', 'lastname', 'last_name', 'lastName', 'phone_number', 'phone', 'phoneNumber', 'metadata']) {
+			expect(notice.displayName).toMatch(new RegExp(`\\b${spelling}\\b`));
+		}
+		const autoMap = (property('contact', 'addToCampaign', 'inputMode').options as Array<{ value: string; description: string }>).find(
+			(option) => option.value === 'autoMap',
+		);
+		// n8n's dropdown shows about two lines of an option's description.
+		expect(autoMap?.description.length).toBeLessThanOrEqual(100);
+	});
+
+	it('says where no list exists for an ID, so the user knows where to take it from', () => {
+		for (const [resource, operation, name] of [
+			['contact', 'addToCampaign', 'campaignId'],
+			['contact', 'get', 'contactId'],
+			['campaign', 'get', 'campaignId'],
+			['campaign', 'update', 'campaignId'],
+		]) {
+			expect(property(resource, operation, name).hint).toMatch(/no (campaign|contact) listing to pick from/);
+		}
 	});
 });

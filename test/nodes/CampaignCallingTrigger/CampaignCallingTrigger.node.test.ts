@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { SECRET_HEADER, MAX_BODY_BYTES } from '../../../nodes/CampaignCallingTrigger/delivery';
+import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { TriggerHarness } from '../../helpers/triggerContext.ts';
 
@@ -220,5 +221,14 @@ describe('delivery from the simulator to a local receiver', () => {
 		});
 		const item = outcome.result.workflowData?.[0][0].json;
 		expect(item).toEqual(expect.objectContaining({ event_type: 'call.ended', data: expect.objectContaining({ contact_id: DEMO.completedContactId }) }));
+	});
+});
+
+describe('the trigger in the editor', () => {
+	it('warns that activation and "Listen for test event" both leave modules at the service', () => {
+		const notice = new CampaignCallingTrigger().description.properties.find((property) => property.type === 'notice');
+		expect(notice?.displayName).toMatch(/^Activating this workflow registers one webhook module per selected event/);
+		expect(notice?.displayName).toMatch(/"Listen for test event" \(for the test URL\)/);
+		expect(notice?.displayName).toMatch(/stay registered after deactivation and after test listening ends/);
 	});
 });

@@ -11,4 +11,5 @@ export const campaignIdProperty: INodeProperties = {
 	default: '',
 	placeholder: 'e.g. 3f1c2b9a-4d5e-4f60-8a7b-9c0d1e2f3a4b',
 	description: 'The campaign\'s ID, as shown in the calling service, or mapped from an earlier step',
+	hint: 'The service has no campaign listing to pick from: copy the ID from the calling service or map it from an earlier step',
 };

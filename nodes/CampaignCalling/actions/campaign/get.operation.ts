@@ -3,20 +3,40 @@ import type { IDataObject } from 'n8n-workflow';
 import { serviceRequest } from '../../transport';
 import type { PerItemOperation } from '../router';
 import { forOperation } from '../shared/display';
+import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
 import { requireUuid } from '../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
 
-export const description = forOperation('campaign', 'get', [campaignIdProperty]);
+/** What Simplify keeps of a campaign: what it is, whether and how far it calls, and its calling window. */
+export const SIMPLIFIED_CAMPAIGN_FIELDS = [
+	'id',
+	'name',
+	'status',
+	'campaign_type',
+	'call_progress',
+	'days_of_week',
+	'time_zone',
+	'call_time_of_day_from',
+	'call_time_of_day_to',
+	'ended_at',
+] as const;
 
-export const operation: PerItemOperation<string> = {
+const LEADING_FIELDS = ['id', 'name', 'status'] as const;
+
+export const description = forOperation('campaign', 'get', [campaignIdProperty, ...simplifyProperties(SIMPLIFIED_CAMPAIGN_FIELDS)]);
+
+export const operation: PerItemOperation<{ campaignId: string; simplify: boolean }> = {
 	kind: 'perItem',
 
 	prepare(itemIndex, params) {
-		return requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
+		return {
+			campaignId: requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint),
+			simplify: readSimplify.call(this, itemIndex, params),
+		};
 	},
 
-	async send(campaignId, itemIndex) {
-		return (await serviceRequest.call(this, {
+	async send({ campaignId, simplify }, itemIndex) {
+		const campaign = (await serviceRequest.call(this, {
 			operation: 'Get Campaign',
 			method: 'GET',
 			path: `/v1/campaigns/by-id/${encodeURIComponent(campaignId)}`,
@@ -24,5 +44,11 @@ export const operation: PerItemOperation<string> = {
 			itemIndex,
 			errorHint: 'Check that the Campaign ID exists and belongs to the company of the credential\'s API key.',
 		})) as IDataObject;
+		return shapeRecord(campaign, {
+			simplify,
+			typeVersion: this.getNode().typeVersion,
+			keptFields: SIMPLIFIED_CAMPAIGN_FIELDS,
+			leadingFields: LEADING_FIELDS,
+		});
 	},
 };

@@ -38,6 +38,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. 3f1c2b9a-4d5e-4f60-8a7b-9c0d1e2f3a4b',
 		description: 'The ID of the campaign that will call these contacts',
+		hint: 'The service has no campaign listing to pick from: copy the ID from the calling service or map it from an earlier step',
 	},
 	{
 		displayName: 'Input Mode',
@@ -54,8 +55,7 @@ const properties: INodeProperties[] = [
 			{
 				name: 'Auto-Map Input Fields',
 				value: 'autoMap',
-				description:
-					'Each input item is one contact whose fields are already named firstname, lastname, phone_number (or first_name/firstName, last_name/lastName, phone/phoneNumber) and optionally metadata. Fastest for large lists.',
+				description: 'Each input item is one contact, its fields read by name (listed below). Fastest for large lists.',
 			},
 			{
 				name: 'JSON Array',
@@ -63,6 +63,14 @@ const properties: INodeProperties[] = [
 				description: 'Each input item carries a JSON array of contacts in the service\'s own shape',
 			},
 		],
+	},
+	{
+		displayName:
+			'Auto-Map reads these fields of each input item: firstname (or first_name, firstName), lastname (or last_name, lastName), phone_number (or phone, phoneNumber), and optionally metadata, a JSON object. Other fields are not sent; rename differently named fields with an Edit Fields node first.',
+		name: 'autoMapNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { inputMode: ['autoMap'] } },
 	},
 	{
 		displayName: 'First Name',

@@ -3,7 +3,24 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { serviceRequest } from '../../transport';
 import type { PerItemOperation } from '../router';
 import { forOperation } from '../shared/display';
+import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
 import { requireUuid } from '../shared/validation';
+
+/** What Simplify keeps of a contact: who it is, where it stands, and the outcome of its last call. */
+export const SIMPLIFIED_CONTACT_FIELDS = [
+	'id',
+	'firstname',
+	'lastname',
+	'phone_number',
+	'campaign_id',
+	'last_call_status',
+	'last_call_at',
+	'last_call_duration',
+	'last_call_feedback',
+	'metadata',
+] as const;
+
+const LEADING_FIELDS = ['id', 'firstname', 'lastname', 'status'] as const;
 
 const contactIdHint =
 	'Use the id of a contact, for example from the output of Add Contacts or from a call event of the trigger.';
@@ -17,20 +34,25 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. 9b2e7c1d-3a4f-4b5c-8d6e-7f8091a2b3c4',
 		description: 'The ID of the contact to read, with the outcome of its last call',
+		hint: 'The service has no contact listing to pick from: take the ID from Add Contacts\' output or from a call event of the trigger',
 	},
+	...simplifyProperties(SIMPLIFIED_CONTACT_FIELDS),
 ];
 
 export const description = forOperation('contact', 'get', properties);
 
-export const operation: PerItemOperation<string> = {
+export const operation: PerItemOperation<{ contactId: string; simplify: boolean }> = {
 	kind: 'perItem',
 
 	prepare(itemIndex, params) {
-		return requireUuid(params.get<unknown>('contactId', itemIndex), 'Contact ID', contactIdHint);
+		return {
+			contactId: requireUuid(params.get<unknown>('contactId', itemIndex), 'Contact ID', contactIdHint),
+			simplify: readSimplify.call(this, itemIndex, params),
+		};
 	},
 
-	async send(contactId, itemIndex) {
-		return (await serviceRequest.call(this, {
+	async send({ contactId, simplify }, itemIndex) {
+		const contact = (await serviceRequest.call(this, {
 			operation: 'Get Contact',
 			method: 'GET',
 			path: `/contacts/${encodeURIComponent(contactId)}`,
@@ -39,5 +61,11 @@ export const operation: PerItemOperation<string> = {
 			errorHint:
 				'The service gives this answer when the contact does not exist or belongs to another company. Check the Contact ID.',
 		})) as IDataObject;
+		return shapeRecord(contact, {
+			simplify,
+			typeVersion: this.getNode().typeVersion,
+			keptFields: SIMPLIFIED_CONTACT_FIELDS,
+			leadingFields: LEADING_FIELDS,
+		});
 	},
 };

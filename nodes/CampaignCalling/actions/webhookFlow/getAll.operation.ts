@@ -4,7 +4,24 @@ import { NodeOperationError } from 'n8n-workflow';
 import { serviceRequest } from '../../transport';
 import type { PerItemOperation } from '../router';
 import { forOperation } from '../shared/display';
+import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
 import { InvalidInputError, requireIntegerInRange } from '../shared/validation';
+
+/** What Simplify keeps of a flow: what it is and its state, without the nested executions, steps and variables. */
+export const SIMPLIFIED_FLOW_FIELDS = [
+	'id',
+	'name',
+	'status',
+	'flow_direction',
+	'workspace_id',
+	'is_template',
+	'tag_name',
+	'category_name',
+	'created_at',
+	'updated_at',
+] as const;
+
+const LEADING_FIELDS = ['id', 'name', 'status'] as const;
 
 const properties: INodeProperties[] = [
 	{
@@ -30,6 +47,7 @@ const properties: INodeProperties[] = [
 		description: 'Max number of results to return',
 		displayOptions: { show: { returnAll: [false] } },
 	},
+	...simplifyProperties(SIMPLIFIED_FLOW_FIELDS),
 ];
 
 export const description = forOperation('webhookFlow', 'getAll', properties);
@@ -37,6 +55,7 @@ export const description = forOperation('webhookFlow', 'getAll', properties);
 interface PreparedListing {
 	workspaceId: string;
 	limit: number | undefined;
+	simplify: boolean;
 }
 
 export const operation: PerItemOperation<PreparedListing> = {
@@ -51,10 +70,10 @@ export const operation: PerItemOperation<PreparedListing> = {
 		const limit = returnAll
 			? undefined
 			: requireIntegerInRange(params.get<unknown>('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER);
-		return { workspaceId, limit };
+		return { workspaceId, limit, simplify: readSimplify.call(this, itemIndex, params) };
 	},
 
-	async send({ workspaceId, limit }, itemIndex) {
+	async send({ workspaceId, limit, simplify }, itemIndex) {
 		const flows = await serviceRequest.call(this, {
 			operation: 'Get Many Webhook Flows',
 			method: 'GET',
@@ -75,6 +94,10 @@ export const operation: PerItemOperation<PreparedListing> = {
 			);
 		}
 		// The spec shows no paging: the service returns the whole listing and Limit trims it here.
-		return (limit === undefined ? flows : flows.slice(0, limit)) as IDataObject[];
+		const kept = (limit === undefined ? flows : flows.slice(0, limit)) as IDataObject[];
+		const typeVersion = this.getNode().typeVersion;
+		return kept.map((flow) =>
+			shapeRecord(flow, { simplify, typeVersion, keptFields: SIMPLIFIED_FLOW_FIELDS, leadingFields: LEADING_FIELDS }),
+		);
 	},
 };

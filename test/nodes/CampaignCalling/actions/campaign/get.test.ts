@@ -1,4 +1,5 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
+import { SIMPLIFIED_CAMPAIGN_FIELDS } from '../../../../../nodes/CampaignCalling/actions/campaign/get.operation';
 import { DEMO, useSimulator, withoutRetries } from '../../kit.ts';
 
 const sim = useSimulator();
@@ -54,5 +55,35 @@ describe('Campaign → Get', () => {
 		});
 		expect(error.message).toBe('Get Campaign failed: the service answered status "error" (error: unauthorized)');
 		expect(JSON.stringify(error)).not.toContain('not-a-known-key-123456');
+	});
+});
+
+describe('Campaign → Get, Simplify', () => {
+	const getCampaign = (extra: Record<string, unknown> = {}) => ({ resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId, ...extra });
+	const record = () => sim.simulator.state.campaigns.get(DEMO.campaignId)?.record as unknown as Record<string, unknown>;
+
+	it('version 1 without Simplify set outputs the service\'s campaign byte for byte, key order included', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign(), typeVersion: 1 });
+		expect(JSON.stringify(item.json)).toBe(JSON.stringify(record()));
+		expect(Object.keys(item.json).length).toBeGreaterThan(20);
+	});
+
+	it('version 1.1 simplifies by default: at most 10 fields, id, name and status first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign(), typeVersion: 1.1 });
+		expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_CAMPAIGN_FIELDS]);
+		expect(SIMPLIFIED_CAMPAIGN_FIELDS.length).toBeLessThanOrEqual(10);
+		for (const field of SIMPLIFIED_CAMPAIGN_FIELDS) expect(item.json[field]).toEqual(record()[field]);
+	});
+
+	it('version 1.1 with Simplify off outputs every field, id, name and status first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign({ simplify: false }), typeVersion: 1.1 });
+		expect(item.json).toEqual(record());
+		expect(Object.keys(item.json).slice(0, 3)).toEqual(['id', 'name', 'status']);
+		expect(Object.keys(item.json).sort()).toEqual(Object.keys(record()).sort());
+	});
+
+	it('version 1 with Simplify on simplifies too', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign({ simplify: true }), typeVersion: 1 });
+		expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_CAMPAIGN_FIELDS]);
 	});
 });

@@ -1,3 +1,7 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { CampaignCalling } from '../../../../../nodes/CampaignCalling/CampaignCalling.node';
+import { UPDATE_FIELDS } from '../../../../../nodes/CampaignCalling/actions/campaign/update.operation';
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../kit.ts';
 
@@ -131,7 +135,7 @@ describe('Campaign → Update', () => {
 			credentials: sim.credentials(),
 			parameters: update({ webhookId: 'flow-1' }),
 		});
-		expect(error.message).toMatch(/^Update Fields → Webhook ID must be a UUID .*"flow-1" \[item 0\]$/);
+		expect(error.message).toMatch(/^Update Fields → Webhook Flow must be a UUID .*"flow-1" \[item 0\]$/);
 		expect(sim.requests()).toHaveLength(0);
 	});
 
@@ -164,5 +168,69 @@ describe('Campaign → Update', () => {
 				await server.close();
 			}
 		});
+	});
+});
+
+describe('Campaign → Update, Webhook Flow as a resource locator', () => {
+	it.each([
+		['a plain ID, as workflows saved before 0.2 hold it', DEMO.secondOutboundFlowId],
+		['a locator picked from the list', { __rl: true, mode: 'list', value: DEMO.secondOutboundFlowId, cachedResultName: 'Second flow' }],
+		['a locator entered by ID', { __rl: true, mode: 'id', value: DEMO.secondOutboundFlowId }],
+		['a locator whose ID is an expression', { __rl: true, mode: 'id', value: '={{ $json.flow }}' }],
+	])('sends webhook_id from %s', async (_label, webhookId) => {
+		await runActionNode({
+			credentials: sim.credentials(),
+			items: [{ json: { flow: DEMO.secondOutboundFlowId } }],
+			parameters: update({ webhookId }),
+			typeVersion: 1,
+		});
+		expect(sim.requests()[0].body).toEqual({ webhook_id: DEMO.secondOutboundFlowId });
+	});
+
+	it('refuses a locator left empty or holding something other than an ID, before any request', async () => {
+		for (const [webhookId, wanted] of [
+			[{ __rl: true, mode: 'list', value: '' }, /^Update Fields → Webhook Flow is empty \[item 0\]$/],
+			[{ __rl: true, mode: 'id', value: 'my-flow' }, /^Update Fields → Webhook Flow must be a UUID .*"my-flow" \[item 0\]$/],
+		] as const) {
+			const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: update({ webhookId }) });
+			expect(error.message).toMatch(wanted);
+			expect(error.description).toMatch(/Pick the flow from the list, or enter its ID/);
+		}
+		expect(sim.requests()).toHaveLength(0);
+	});
+});
+
+describe('Update Fields in the editor', () => {
+	const { description } = new CampaignCalling();
+	const updateFields = description.properties.find((property) => property.name === 'updateFields')!;
+	const options = updateFields.options as INodeProperties[];
+
+	it('lists the fields group by group, as a person thinks: who, the agent, when, retries, numbers, webhook, the campaign', () => {
+		expect(options.map((option) => option.name)).toEqual(UPDATE_FIELDS.map((field) => field.name));
+		const sections = UPDATE_FIELDS.map((field) => field.section);
+		expect([...new Set(sections)]).toEqual(['who', 'agent', 'when', 'retries', 'phoneNumbers', 'webhook', 'campaign']);
+		// Each group is contiguous: its fields sit together.
+		expect(sections.filter((section, index) => index === 0 || section !== sections[index - 1])).toEqual([...new Set(sections)]);
+		expect(options.map((option) => option.description?.split(':')[0])).toEqual(
+			sections.map((section) => ({ who: 'Who is called', agent: 'Calling agent', when: 'When', retries: 'Retries', phoneNumbers: 'Phone numbers', webhook: 'Webhook', campaign: 'Campaign' })[section]),
+		);
+	});
+
+	it('keeps every label within what n8n shows uncut (21 characters)', () => {
+		for (const option of options) expect([option.displayName, option.displayName.length <= 21]).toEqual([option.displayName, true]);
+	});
+
+	it('makes Webhook Flow a list of flows searchable by name, or an ID checked as a UUID', () => {
+		const webhook = options.find((option) => option.name === 'webhookId')!;
+		expect(webhook.type).toBe('resourceLocator');
+		expect(webhook.default).toEqual({ mode: 'list', value: '' });
+		const [list, byId] = webhook.modes!;
+		expect(list).toEqual(expect.objectContaining({ name: 'list', type: 'list', typeOptions: { searchListMethod: 'searchWebhookFlows', searchable: true } }));
+		expect(byId.name).toBe('id');
+		const regex = new RegExp((byId.validation![0] as unknown as { properties: { regex: string } }).properties.regex);
+		expect(regex.test(DEMO.outboundFlowId)).toBe(true);
+		expect(regex.test(DEMO.outboundFlowId.toUpperCase())).toBe(true);
+		for (const bad of ['flow-1', `${DEMO.outboundFlowId}x`, '']) expect(regex.test(bad)).toBe(false);
+		expect(new CampaignCalling().methods.listSearch.searchWebhookFlows).toBeDefined();
 	});
 });

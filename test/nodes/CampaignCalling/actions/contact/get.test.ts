@@ -1,4 +1,5 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
+import { SIMPLIFIED_CONTACT_FIELDS } from '../../../../../nodes/CampaignCalling/actions/contact/get.operation';
 import { DEMO, useSimulator, withoutRetries } from '../../kit.ts';
 
 const sim = useSimulator();
@@ -56,5 +57,27 @@ describe('Contact → Get', () => {
 		});
 		expect(error.message).toBe('Get Contact failed: the service answered status "error" (error)');
 		expect(error.context?.itemIndex).toBe(0);
+	});
+});
+
+describe('Contact → Get, Simplify', () => {
+	const getContact = (extra: Record<string, unknown> = {}) => ({ resource: 'contact', operation: 'get', contactId: DEMO.completedContactId, ...extra });
+	const record = () => sim.simulator.state.contacts.get(DEMO.completedContactId) as unknown as Record<string, unknown>;
+
+	it('version 1 outputs the service\'s contact byte for byte', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact(), typeVersion: 1 });
+		expect(JSON.stringify(item.json)).toBe(JSON.stringify(record()));
+	});
+
+	it('version 1.1 simplifies by default: the contact, its campaign and its last call, id and names first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact(), typeVersion: 1.1 });
+		expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_CONTACT_FIELDS]);
+		expect(item.json).toEqual(expect.objectContaining({ id: DEMO.completedContactId, last_call_status: 'completed', last_call_duration: 184 }));
+	});
+
+	it('version 1.1 with Simplify off keeps every field, id and names first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact({ simplify: false }), typeVersion: 1.1 });
+		expect(item.json).toEqual(record());
+		expect(Object.keys(item.json).slice(0, 4)).toEqual(['id', 'firstname', 'lastname', 'status']);
 	});
 });

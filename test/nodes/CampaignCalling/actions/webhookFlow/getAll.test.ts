@@ -1,4 +1,5 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
+import { SIMPLIFIED_FLOW_FIELDS } from '../../../../../nodes/CampaignCalling/actions/webhookFlow/getAll.operation';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../kit.ts';
 
 const sim = useSimulator();
@@ -88,5 +89,37 @@ describe('Webhook Flow → Get Many', () => {
 		});
 		expect(error.message).toBe('Get Many Webhook Flows failed: the service answered status "error" (error: unauthorized)');
 		expect(error.description).toBe('Check the Workspace ID and the API key.');
+	});
+});
+
+describe('Webhook Flow → Get Many, Simplify', () => {
+	const record = (id: string) => JSON.parse(JSON.stringify(sim.simulator.state.webhookFlows.get(id))) as Record<string, unknown>;
+
+	it('version 1 outputs each flow byte for byte, nested executions and steps included', async () => {
+		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: true }), typeVersion: 1 });
+		expect(output.map((item) => JSON.stringify(item.json))).toEqual(
+			[DEMO.outboundFlowId, DEMO.secondOutboundFlowId].map((id) => JSON.stringify(record(id))),
+		);
+	});
+
+	it('version 1.1 simplifies each flow by default, without the nested lists', async () => {
+		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: true }), typeVersion: 1.1 });
+		expect(output).toHaveLength(2);
+		for (const item of output) {
+			expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_FLOW_FIELDS].filter((field) => field in record(String(item.json.id))));
+			expect(item.json).not.toHaveProperty('executions');
+			expect(item.json).not.toHaveProperty('steps');
+		}
+		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
+	});
+
+	it('version 1.1 with Simplify off keeps every field, id, name and status first', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			parameters: listing({ returnAll: true, simplify: false }),
+			typeVersion: 1.1,
+		});
+		expect(output[0].json).toEqual(record(DEMO.outboundFlowId));
+		expect(Object.keys(output[0].json).slice(0, 3)).toEqual(['id', 'name', 'status']);
 	});
 });
