@@ -193,6 +193,18 @@ describe('the credential Test against a server that is not the service', () => {
 		expect(other.requests).toHaveLength(0);
 	});
 
+	it('fails with the reason when the connection drops before an answer', async () => {
+		const dropping = await startScriptedServer((_request, response) => {
+			response.socket?.destroy();
+		});
+		try {
+			const result = await runTest({ baseUrl: dropping.url, apiKey: DEMO.apiKey });
+			expect(result.message).toBe(`Could not reach ${dropping.url}: the connection was dropped before an answer came. ${WHAT_IS_CORRECT}`);
+		} finally {
+			await dropping.close();
+		}
+	});
+
 	it('fails with the reason when nothing answers', async () => {
 		const port = await closedPort();
 		const result = await runTest({ baseUrl: `http://127.0.0.1:${port}`, apiKey: DEMO.apiKey });

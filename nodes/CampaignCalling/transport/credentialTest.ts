@@ -2,7 +2,10 @@ import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTe
 
 import { isPlainObject, normaliseBaseUrl, redactSecret } from './index';
 
-/** The name both nodes give n8n in `credentials[].testedBy`. */
+/**
+ * The name both nodes give n8n in `credentials[].testedBy`. There it is written out as text: n8n's lint
+ * reads `testedBy` from the source to check that the credential is tested. A unit test ties the two.
+ */
 export const CREDENTIAL_TEST_NAME = 'campaignCallingApiTest';
 
 /** The listing the Test reads: cheap, and any valid key may call it (spec, "Get webhooks"). */
@@ -129,6 +132,8 @@ function unreachableReason(error: unknown): string {
 	const code = typeof cause?.code === 'string' ? cause.code : '';
 	if ((error as Error).name === 'TimeoutError') return `no answer within ${TEST_TIMEOUT_MS / 1000} seconds`;
 	if (code === 'ECONNREFUSED') return 'the connection was refused';
+	// The runtime's fetch reports a connection closed mid-answer as UND_ERR_SOCKET.
+	if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'the connection was dropped before an answer came';
 	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'its host name could not be resolved';
 	if (code.startsWith('ERR_TLS') || /CERT|SSL/.test(code)) return `its TLS certificate was not accepted (${code})`;
 	return code ? `the request failed (${code})` : 'the request failed';
