@@ -17,11 +17,12 @@ export const TOOL_NODE_NAME = 'Add to Campaign';
 export const OPENAI_CREDENTIAL_TYPE = 'openAiApi';
 
 /**
- * The versions a new node gets in each line's editor (the agent's `defaultVersion`). The chat model is
- * held at 1.2 on both: 1.3 turns on OpenAI's Responses API by default, which the stub does not speak.
+ * The versions a new node gets in each line's editor (the agent's `defaultVersion`; the chat model's
+ * newest, 1.3 on both). The chat model's "Use Responses API" (on by default in 1.3) is switched off: the
+ * stub speaks Chat Completions, which is also what OpenAI-compatible servers other than OpenAI offer.
  */
 const AGENT_VERSION: Record<N8nVersion, number> = { '2.41.1': 3.1, '1.123.81': 3 };
-const CHAT_MODEL_VERSION = 1.2;
+const CHAT_MODEL_VERSION = 1.3;
 
 /** The `$fromAI` keys of the tool, which become its schema's properties. */
 export const FROM_AI_KEYS = ['firstName', 'lastName', 'phoneNumber'] as const;
@@ -65,7 +66,7 @@ export function agentWorkflow(options: AgentWorkflowOptions): WorkflowJson {
 		MODEL_NODE_NAME,
 		'@n8n/n8n-nodes-langchain.lmChatOpenAi',
 		CHAT_MODEL_VERSION,
-		{ model: { __rl: true, mode: 'id', value: 'stub-model' }, options: { maxRetries: 0 } },
+		{ model: { __rl: true, mode: 'id', value: 'stub-model' }, responsesApiEnabled: false, options: { maxRetries: 0 } },
 		{ credentials: { [OPENAI_CREDENTIAL_TYPE]: options.openAiCredential } },
 	);
 	const tool = node(
