@@ -232,11 +232,15 @@ export async function toggleSwitch(page: Page, name: string): Promise<void> {
 /** Runs the open panel's node ("Execute step") and waits for its output, in the Table view. */
 export async function executeStep(page: Page): Promise<void> {
 	const output = page.locator('[data-test-id="output-panel"]');
-	const before = await output.locator('[data-test-id="node-run-status-success"]').count();
+	const status = output.locator('[data-test-id="node-run-status-success"], [data-test-id="node-run-status-danger"]').first();
+	const hadOutput = (await status.count()) > 0;
+	const started = page.waitForResponse((response) => response.request().method() === 'POST' && /\/rest\/workflows\/[^/]+\/run$/.test(response.url()));
 	await page.click('[data-test-id="ndv"] [data-test-id="node-execute-button"]');
-	// A rerun replaces the output: wait for the run's end rather than for an output already shown.
-	if (before > 0) await page.waitForTimeout(SETTLE_MS);
-	await output.locator('[data-test-id="node-run-status-success"], [data-test-id="node-run-status-danger"]').first().waitFor();
+	await started;
+	// On a rerun the previous output stays until the new run's result arrives (pushed after the answer
+	// above), when the panel clears it for a moment: wait for that, or a stale output would be read.
+	if (hadOutput) await status.waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+	await status.waitFor();
 	await output.locator('[data-test-id="radio-button-table"]').click();
 	await page.waitForTimeout(SETTLE_MS);
 }
