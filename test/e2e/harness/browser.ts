@@ -3,15 +3,16 @@
  * a disposable headless browser that records console errors, signing in, and the few editor moves the
  * browser test and `npm run screenshots` share (opening a workflow, a node's panel, taking a picture).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { OWNER } from './n8n.ts';
-import { cleanEnv, runCommand } from './process.ts';
+import { CHROMIUM, CHROMIUM_NEED, ensureDebianPackages } from './system.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
+
 /** Quiet, offline, disposable: no GPU, QUIC, updates, sync or first-run screens (headless comes from playwright). */
 export const CHROMIUM_ARGS = [
 	'--no-sandbox',
@@ -26,34 +27,10 @@ export const VIEWPORT = { width: 1440, height: 900 };
 /** What the canvas and panels need to finish their animations before a picture or the next click. */
 export const SETTLE_MS = 800;
 
-let installing: Promise<string> | undefined;
-
-/**
- * Returns Debian's chromium, installing it first when it is missing and we are root with apt-get (as on
- * a fresh CI machine; `apt-get update` first if the install fails); otherwise fails saying what to install.
- */
+/** Debian's chromium (CHROMIUM_PATH names another), installed first when missing and we are root with apt-get. */
 export async function ensureChromium(): Promise<string> {
-	if (existsSync(CHROMIUM)) return CHROMIUM;
-	installing ??= (async () => {
-		const asRoot = process.getuid?.() === 0;
-		if (!asRoot || !existsSync('/usr/bin/apt-get')) {
-			throw new Error(`The browser test needs Debian's chromium at ${CHROMIUM}: install it (apt-get install chromium), or run as root so the suite does`);
-		}
-		const options = { cwd: tmpdir(), env: { ...cleanEnv(), DEBIAN_FRONTEND: 'noninteractive' } };
-		const install = () => runCommand('apt-get', ['install', '-y', 'chromium'], { ...options, label: 'apt-get install chromium' });
-		try {
-			await install();
-		} catch {
-			// A fresh machine's package lists may be missing or out of date.
-			await runCommand('apt-get', ['update'], { ...options, label: 'apt-get update' });
-			await install();
-		}
-		if (!existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium, but ${CHROMIUM} is still missing`);
-		return CHROMIUM;
-	})();
-	// A failed attempt may succeed later (e.g. once the apt lock is free): do not keep the rejection.
-	installing.catch(() => (installing = undefined));
-	return await installing;
+	await ensureDebianPackages([CHROMIUM_NEED]);
+	return CHROMIUM;
 }
 
 export interface EditorBrowser {

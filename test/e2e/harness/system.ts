@@ -55,6 +55,6 @@ export function findOnPath(name: string): string | undefined {
 	return folders.filter((each) => each.startsWith('/')).map((each) => join(each, name)).find((candidate) => existsSync(candidate));
 }
 
-/** Debian's Chromium, which the browser test and `npm run screenshots` drive. */
-export const CHROMIUM = '/usr/bin/chromium';
+/** Debian's Chromium, which the browser test and `npm run screenshots` drive; CHROMIUM_PATH names another (a CI runner's Chrome). */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_NEED: DebianNeed = { package: 'chromium', present: () => existsSync(CHROMIUM), purpose: 'The browser test' };
