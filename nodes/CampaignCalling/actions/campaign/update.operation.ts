@@ -1,7 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { serviceRequest } from '../../transport';
-import type { PerItemOperation } from '../router';
+import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import {
 	InvalidInputError,

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { serviceRequest } from '../../transport';
-import type { BatchedOperation, BatchShare } from '../router';
+import type { BatchedOperation, BatchShare } from '../types';
 import { forOperation } from '../shared/display';
 import type { ParameterReader } from '../shared/parameters';
 import {

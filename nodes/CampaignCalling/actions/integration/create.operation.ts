@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { serviceRequest } from '../../transport';
 import { INTEGRATION_TYPES } from '../../vocabulary';
-import type { PerItemOperation } from '../router';
+import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import type { DeliverySettings } from '../shared/moduleSettings';
 import { deliveryProperties, readDeliverySettings } from '../shared/moduleSettings';

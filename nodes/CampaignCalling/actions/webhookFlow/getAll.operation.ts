@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { serviceRequest } from '../../transport';
-import type { PerItemOperation } from '../router';
+import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
 import { InvalidInputError, requireIntegerInRange } from '../shared/validation';

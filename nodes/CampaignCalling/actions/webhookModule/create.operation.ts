@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, IHookFunctions, INodeProperties } 
 
 import { serviceRequest } from '../../transport';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../vocabulary';
-import type { PerItemOperation } from '../router';
+import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import type { DeliverySettings } from '../shared/moduleSettings';
 import { deliveryProperties, readDeliverySettings } from '../shared/moduleSettings';
