@@ -1,7 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { serviceRequest } from '../transport';
+import { serviceRequest } from '../../shared/transport';
 
 /**
  * The webhook flows for Update Campaign → Webhook Flow's list, searchable by name. The listing is

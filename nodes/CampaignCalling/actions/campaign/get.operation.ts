@@ -1,10 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
+import { serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
-import { requireUuid } from '../shared/validation';
+import { requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
 
 /** What Simplify keeps of a campaign: what it is, whether and how far it calls, and its calling window. */

@@ -1,6 +1,6 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
+import { serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import {
@@ -10,7 +10,7 @@ import {
 	parseStringList,
 	requireNonEmptyString,
 	requireUuid,
-} from '../shared/validation';
+} from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
 
 type FieldKind = 'text' | 'uuid' | 'integerList' | 'textList' | 'object' | 'webhookFlow';

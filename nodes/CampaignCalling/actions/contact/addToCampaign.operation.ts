@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
+import { serviceRequest } from '../../../shared/transport';
 import type { BatchedOperation, BatchShare } from '../types';
 import { forOperation } from '../shared/display';
 import type { ParameterReader } from '../shared/parameters';
@@ -14,7 +14,7 @@ import {
 	requireNonEmptyString,
 	requirePhoneNumber,
 	requireUuid,
-} from '../shared/validation';
+} from '../../../shared/validation';
 import { campaignIdHint } from '../campaign/fields';
 
 /** A contact in the service's own input shape (spec, "Contact input"). */

@@ -1,10 +1,10 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
+import { serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
-import { requireUuid } from '../shared/validation';
+import { requireUuid } from '../../../shared/validation';
 
 /** What Simplify keeps of a contact: who it is, where it stands, and the outcome of its last call. */
 export const SIMPLIFIED_CONTACT_FIELDS = [

@@ -1,12 +1,12 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
-import { INTEGRATION_TYPES } from '../../vocabulary';
+import { serviceRequest } from '../../../shared/transport';
+import { INTEGRATION_TYPES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
-import type { DeliverySettings } from '../shared/moduleSettings';
-import { deliveryProperties, readDeliverySettings } from '../shared/moduleSettings';
-import { InvalidInputError, quote } from '../shared/validation';
+import type { DeliverySettings } from '../../../shared/moduleSettings';
+import { deliveryProperties, readDeliverySettings } from '../../../shared/moduleSettings';
+import { InvalidInputError, quote } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	{

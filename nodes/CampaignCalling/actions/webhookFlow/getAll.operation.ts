@@ -1,11 +1,11 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
+import { serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
-import { InvalidInputError, requireIntegerInRange } from '../shared/validation';
+import { InvalidInputError, requireIntegerInRange } from '../../../shared/validation';
 
 /** What Simplify keeps of a flow: what it is and its state, without the nested executions, steps and variables. */
 export const SIMPLIFIED_FLOW_FIELDS = [

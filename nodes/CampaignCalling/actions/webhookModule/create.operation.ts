@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions, IHookFunctions, INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
-import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../vocabulary';
+import { serviceRequest } from '../../../shared/transport';
+import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
-import type { DeliverySettings } from '../shared/moduleSettings';
-import { deliveryProperties, readDeliverySettings } from '../shared/moduleSettings';
-import { InvalidInputError, quote } from '../shared/validation';
+import type { DeliverySettings } from '../../../shared/moduleSettings';
+import { deliveryProperties, readDeliverySettings } from '../../../shared/moduleSettings';
+import { InvalidInputError, quote } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	{

@@ -10,10 +10,10 @@ import {
 	normaliseBaseUrl,
 	redactSecret,
 	retryDelayMs,
-} from '../../../../nodes/CampaignCalling/transport';
+} from '../../../../nodes/shared/transport';
 import { executeContextFor, runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import type { FaultSpec } from '../../../simulator/server.ts';
-import { DEMO, NO_RETRIES, closedPort, sendJson, startScriptedServer, useSimulator } from '../kit.ts';
+import { DEMO, NO_RETRIES, closedPort, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';
 
 const sim = useSimulator();
 
