@@ -10,8 +10,8 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { deliveryLimitProperties, readDeliveryLimits } from '../shared/moduleSettings';
-import { createWebhookModule } from '../CampaignCalling/actions/webhookModule/create.operation';
 import { CREDENTIAL_TEST_NAME, testCampaignCallingCredential } from '../shared/credentialTest';
+import { createWebhookModule } from '../shared/service';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../shared/vocabulary';
 import {
 	EVENT_HEADER,

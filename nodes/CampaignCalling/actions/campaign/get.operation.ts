@@ -1,6 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
-
-import { serviceRequest } from '../../../shared/transport';
+import { getCampaign } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
@@ -36,14 +34,7 @@ export const operation: PerItemOperation<{ campaignId: string; simplify: boolean
 	},
 
 	async send({ campaignId, simplify }, itemIndex) {
-		const campaign = (await serviceRequest.call(this, {
-			operation: 'Get Campaign',
-			method: 'GET',
-			path: `/v1/campaigns/by-id/${encodeURIComponent(campaignId)}`,
-			answer: 'envelope',
-			itemIndex,
-			errorHint: 'Check that the Campaign ID exists and belongs to the company of the credential\'s API key.',
-		})) as IDataObject;
+		const campaign = await getCampaign.call(this, campaignId, { itemIndex });
 		return shapeRecord(campaign, {
 			simplify,
 			typeVersion: this.getNode().typeVersion,

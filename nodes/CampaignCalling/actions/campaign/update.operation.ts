@@ -1,6 +1,6 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../../shared/transport';
+import { updateCampaign } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import {
@@ -335,15 +335,7 @@ export const operation: PerItemOperation<PreparedUpdate> = {
 	},
 
 	async send({ campaignId, body }, itemIndex) {
-		const answer = await serviceRequest.call(this, {
-			operation: 'Update Campaign',
-			method: 'POST',
-			path: `/v1/campaigns/update/${encodeURIComponent(campaignId)}`,
-			body,
-			answer: 'passThrough',
-			itemIndex,
-			errorHint: 'Check the Campaign ID and the values of the fields you update.',
-		});
+		const answer = await updateCampaign.call(this, campaignId, body, { itemIndex });
 		// The spec does not show this answer's body, so it is handed on as it came.
 		return typeof answer === 'object' && answer !== null && !Array.isArray(answer)
 			? (answer as IDataObject)
