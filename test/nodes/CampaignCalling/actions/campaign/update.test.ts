@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { CampaignCalling } from '../../../../../nodes/CampaignCalling/CampaignCalling.node';
-import { UPDATE_FIELDS } from '../../../../../nodes/CampaignCalling/actions/campaign/update.operation';
+import { UPDATE_FIELDS } from '../../../../../nodes/CampaignCalling/actions/campaign/updateFields';
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 
