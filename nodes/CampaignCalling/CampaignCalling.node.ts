@@ -5,7 +5,7 @@ import * as campaign from './actions/campaign';
 import * as contact from './actions/contact';
 import * as integration from './actions/integration';
 import { searchWebhookFlows } from './methods/listSearch';
-import { CREDENTIAL_TEST_NAME, testCampaignCallingCredential } from './transport/credentialTest';
+import { CREDENTIAL_TEST_NAME, testCampaignCallingCredential } from '../shared/credentialTest';
 import { router } from './actions/router';
 import { requestOptionsProperty } from './actions/shared/requestOptions';
 import * as webhookFlow from './actions/webhookFlow';

@@ -9,10 +9,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { deliveryLimitProperties, readDeliveryLimits } from '../CampaignCalling/actions/shared/moduleSettings';
-import { createWebhookModule } from '../CampaignCalling/actions/webhookModule/create.operation';
-import { CREDENTIAL_TEST_NAME, testCampaignCallingCredential } from '../CampaignCalling/transport/credentialTest';
-import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../CampaignCalling/vocabulary';
+import { deliveryLimitProperties, readDeliveryLimits } from '../shared/moduleSettings';
+import { CREDENTIAL_TEST_NAME, testCampaignCallingCredential } from '../shared/credentialTest';
+import { createWebhookModule } from '../shared/service';
+import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../shared/vocabulary';
 import {
 	EVENT_HEADER,
 	SECRET_HEADER,

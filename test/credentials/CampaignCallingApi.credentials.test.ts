@@ -6,10 +6,10 @@ import {
 	CREDENTIAL_TEST_NAME,
 	judgeTestAnswer,
 	testCampaignCallingCredential,
-} from '../../nodes/CampaignCalling/transport/credentialTest';
+} from '../../nodes/shared/credentialTest';
 import { CampaignCallingTrigger } from '../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { authenticate } from '../helpers/n8nContext.ts';
-import { closedPort, sendJson, startScriptedServer, type ScriptedServer } from '../nodes/CampaignCalling/kit.ts';
+import { closedPort, sendJson, startScriptedServer, type ScriptedServer } from '../helpers/kit.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 
 const credential = new CampaignCallingApi();

@@ -1,10 +1,8 @@
-import type { IDataObject } from 'n8n-workflow';
-
-import { serviceRequest } from '../../transport';
-import type { PerItemOperation } from '../router';
+import { getCampaign } from '../../../shared/service';
+import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
-import { requireUuid } from '../shared/validation';
+import { requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
 
 /** What Simplify keeps of a campaign: what it is, whether and how far it calls, and its calling window. */
@@ -36,14 +34,7 @@ export const operation: PerItemOperation<{ campaignId: string; simplify: boolean
 	},
 
 	async send({ campaignId, simplify }, itemIndex) {
-		const campaign = (await serviceRequest.call(this, {
-			operation: 'Get Campaign',
-			method: 'GET',
-			path: `/v1/campaigns/by-id/${encodeURIComponent(campaignId)}`,
-			answer: 'envelope',
-			itemIndex,
-			errorHint: 'Check that the Campaign ID exists and belongs to the company of the credential\'s API key.',
-		})) as IDataObject;
+		const campaign = await getCampaign.call(this, campaignId, { itemIndex });
 		return shapeRecord(campaign, {
 			simplify,
 			typeVersion: this.getNode().typeVersion,

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
-import type { BatchedOperation, BatchShare } from '../router';
+import type { ContactInput } from '../../../shared/service';
+import { addContacts } from '../../../shared/service';
+import type { BatchedOperation, BatchShare } from '../types';
 import { forOperation } from '../shared/display';
 import type { ParameterReader } from '../shared/parameters';
 import {
@@ -14,16 +15,8 @@ import {
 	requireNonEmptyString,
 	requirePhoneNumber,
 	requireUuid,
-} from '../shared/validation';
+} from '../../../shared/validation';
 import { campaignIdHint } from '../campaign/fields';
-
-/** A contact in the service's own input shape (spec, "Contact input"). */
-export interface ContactInput extends IDataObject {
-	firstname: string;
-	lastname: string;
-	phone_number: string;
-	metadata?: IDataObject;
-}
 
 export const DEFAULT_BATCH_SIZE = 100;
 export const MAX_BATCH_SIZE = 1000;
@@ -260,16 +253,7 @@ export const operation: BatchedOperation<ContactInput> = {
 	},
 
 	async sendBatch(campaignId, contacts, firstItemIndex) {
-		const data = await serviceRequest.call(this, {
-			operation: 'Add Contacts',
-			method: 'POST',
-			path: `/compaign/v1/contacts/addToCampaign/${encodeURIComponent(campaignId)}`,
-			body: contacts,
-			answer: 'envelope',
-			itemIndex: firstItemIndex,
-			errorHint:
-				'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
-		});
+		const data = await addContacts.call(this, campaignId, contacts, { itemIndex: firstItemIndex });
 		// The spec does not show `data`: an array with one entry per contact is matched to them;
 		// anything else is the whole batch's answer.
 		const perContact = Array.isArray(data) && data.length === contacts.length;

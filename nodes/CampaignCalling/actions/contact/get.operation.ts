@@ -1,10 +1,10 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
-import type { PerItemOperation } from '../router';
+import { getContact } from '../../../shared/service';
+import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
-import { requireUuid } from '../shared/validation';
+import { requireUuid } from '../../../shared/validation';
 
 /** What Simplify keeps of a contact: who it is, where it stands, and the outcome of its last call. */
 export const SIMPLIFIED_CONTACT_FIELDS = [
@@ -52,15 +52,7 @@ export const operation: PerItemOperation<{ contactId: string; simplify: boolean 
 	},
 
 	async send({ contactId, simplify }, itemIndex) {
-		const contact = (await serviceRequest.call(this, {
-			operation: 'Get Contact',
-			method: 'GET',
-			path: `/contacts/${encodeURIComponent(contactId)}`,
-			answer: 'envelope',
-			itemIndex,
-			errorHint:
-				'The service gives this answer when the contact does not exist or belongs to another company. Check the Contact ID.',
-		})) as IDataObject;
+		const contact = await getContact.call(this, contactId, { itemIndex });
 		return shapeRecord(contact, {
 			simplify,
 			typeVersion: this.getNode().typeVersion,

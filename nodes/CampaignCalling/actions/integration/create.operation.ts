@@ -1,12 +1,12 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
-import { INTEGRATION_TYPES } from '../../vocabulary';
-import type { PerItemOperation } from '../router';
+import { createIntegrationModule } from '../../../shared/service';
+import { INTEGRATION_TYPES } from '../../../shared/vocabulary';
+import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
-import type { DeliverySettings } from '../shared/moduleSettings';
-import { deliveryProperties, readDeliverySettings } from '../shared/moduleSettings';
-import { InvalidInputError, quote } from '../shared/validation';
+import type { DeliverySettings } from '../../../shared/moduleSettings';
+import { deliveryProperties, readDeliverySettings } from '../../../shared/moduleSettings';
+import { InvalidInputError, quote } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -45,23 +45,6 @@ export const operation: PerItemOperation<PreparedIntegration> = {
 	},
 
 	async send({ type, settings }, itemIndex) {
-		const body: IDataObject = {
-			type,
-			settings: {
-				webhook_method: settings.method,
-				url: settings.url,
-				headers: settings.headers,
-				timeout: settings.timeout,
-				retry_limit: settings.retryLimit,
-			},
-		};
-		return (await serviceRequest.call(this, {
-			operation: 'Create Integration',
-			method: 'POST',
-			path: '/v1/modules/integration',
-			body,
-			answer: 'record',
-			itemIndex,
-		})) as IDataObject;
+		return await createIntegrationModule.call(this, type, settings, { itemIndex });
 	},
 };

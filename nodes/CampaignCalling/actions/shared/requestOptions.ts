@@ -1,9 +1,9 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import type { RequestTuning } from '../../transport';
-import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../transport';
+import type { RequestTuning } from '../../../shared/transport';
+import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../../shared/transport';
 import type { ParameterReader } from './parameters';
-import { requireIntegerInRange } from './validation';
+import { requireIntegerInRange } from '../../../shared/validation';
 
 const MAX_RETRIES = 10;
 const MAX_TIMEOUT_SECONDS = 600;

@@ -1,11 +1,10 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
-import type { PerItemOperation } from '../router';
+import { listWebhookFlows } from '../../../shared/service';
+import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
-import { InvalidInputError, requireIntegerInRange } from '../shared/validation';
+import { InvalidInputError, requireIntegerInRange } from '../../../shared/validation';
 
 /** What Simplify keeps of a flow: what it is and its state, without the nested executions, steps and variables. */
 export const SIMPLIFIED_FLOW_FIELDS = [
@@ -74,27 +73,9 @@ export const operation: PerItemOperation<PreparedListing> = {
 	},
 
 	async send({ workspaceId, limit, simplify }, itemIndex) {
-		const flows = await serviceRequest.call(this, {
-			operation: 'Get Many Webhook Flows',
-			method: 'GET',
-			path: '/v1/webhooks',
-			qs: { workspaceId },
-			answer: 'envelope',
-			itemIndex,
-			errorHint: 'Check the Workspace ID and the API key.',
-		});
-		if (flows === null || flows === undefined) return [];
-		if (!Array.isArray(flows)) {
-			const kind = typeof flows === 'object' ? 'an object' : `a ${typeof flows}`;
-			// Treated as "no flows" it would hide a changed or broken answer behind an empty result.
-			throw new NodeOperationError(
-				this.getNode(),
-				`Get Many Webhook Flows failed: the answer's data is not a list of webhook flows, but ${kind}`,
-				{ itemIndex },
-			);
-		}
+		const flows = await listWebhookFlows.call(this, { workspaceId }, { itemIndex });
 		// The spec shows no paging: the service returns the whole listing and Limit trims it here.
-		const kept = (limit === undefined ? flows : flows.slice(0, limit)) as IDataObject[];
+		const kept = limit === undefined ? flows : flows.slice(0, limit);
 		const typeVersion = this.getNode().typeVersion;
 		return kept.map((flow) =>
 			shapeRecord(flow, { simplify, typeVersion, keptFields: SIMPLIFIED_FLOW_FIELDS, leadingFields: LEADING_FIELDS }),

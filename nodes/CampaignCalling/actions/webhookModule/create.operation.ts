@@ -1,12 +1,12 @@
-import type { IDataObject, IExecuteFunctions, IHookFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../transport';
-import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../vocabulary';
-import type { PerItemOperation } from '../router';
+import { createWebhookModule } from '../../../shared/service';
+import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../../shared/vocabulary';
+import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
-import type { DeliverySettings } from '../shared/moduleSettings';
-import { deliveryProperties, readDeliverySettings } from '../shared/moduleSettings';
-import { InvalidInputError, quote } from '../shared/validation';
+import type { DeliverySettings } from '../../../shared/moduleSettings';
+import { deliveryProperties, readDeliverySettings } from '../../../shared/moduleSettings';
+import { InvalidInputError, quote } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -25,33 +25,6 @@ const properties: INodeProperties[] = [
 
 export const description = forOperation('webhookModule', 'create', properties);
 
-/** Registers a webhook module (spec, endpoint 7); the trigger node registers its own through this too. */
-export async function createWebhookModule(
-	this: IExecuteFunctions | IHookFunctions,
-	eventType: string,
-	settings: DeliverySettings,
-	itemIndex?: number,
-): Promise<IDataObject> {
-	const body: IDataObject = {
-		event_type: eventType,
-		settings: {
-			method: settings.method,
-			url: settings.url,
-			headers: settings.headers,
-			timeout: settings.timeout,
-			retry_limit: settings.retryLimit,
-		},
-	};
-	return (await serviceRequest.call(this, {
-		operation: 'Create Webhook Module',
-		method: 'POST',
-		path: '/v1/modules/webhook',
-		body,
-		answer: 'record',
-		itemIndex,
-	})) as IDataObject;
-}
-
 interface PreparedWebhookModule {
 	eventType: string;
 	settings: DeliverySettings;
@@ -69,6 +42,6 @@ export const operation: PerItemOperation<PreparedWebhookModule> = {
 	},
 
 	async send({ eventType, settings }, itemIndex) {
-		return await createWebhookModule.call(this, eventType, settings, itemIndex);
+		return await createWebhookModule.call(this, eventType, settings, { itemIndex });
 	},
 };

@@ -7,7 +7,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { CredentialData } from '../../../helpers/n8nContext.ts';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
-import { DEMO, useSimulator } from '../kit.ts';
+import { DEMO, useSimulator } from '../../../helpers/kit.ts';
 
 const sim = useSimulator();
 

@@ -4,7 +4,7 @@ import { Workflow } from 'n8n-workflow';
 
 import { CampaignCalling } from '../../../../nodes/CampaignCalling/CampaignCalling.node';
 import { additionalDataFor, nodeTypesFor, type CredentialData } from '../../../helpers/n8nContext.ts';
-import { DEMO, sendJson, startScriptedServer, useSimulator } from '../kit.ts';
+import { DEMO, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';
 
 const sim = useSimulator();
 

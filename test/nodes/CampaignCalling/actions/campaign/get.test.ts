@@ -1,6 +1,6 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { SIMPLIFIED_CAMPAIGN_FIELDS } from '../../../../../nodes/CampaignCalling/actions/campaign/get.operation';
-import { DEMO, useSimulator, withoutRetries } from '../../kit.ts';
+import { DEMO, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 
 const sim = useSimulator();
 

@@ -1,9 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { CampaignCalling } from '../../../../../nodes/CampaignCalling/CampaignCalling.node';
-import { UPDATE_FIELDS } from '../../../../../nodes/CampaignCalling/actions/campaign/update.operation';
+import { UPDATE_FIELDS } from '../../../../../nodes/CampaignCalling/actions/campaign/updateFields';
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
-import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../kit.ts';
+import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 
 const sim = useSimulator();
 const inboundId = 'b0000000-0000-4000-8000-0000000000a1';

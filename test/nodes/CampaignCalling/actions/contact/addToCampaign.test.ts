@@ -1,5 +1,5 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
-import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../kit.ts';
+import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 
 const sim = useSimulator();
 const addPath = (id: string) => `/compaign/v1/contacts/addToCampaign/${id}`;

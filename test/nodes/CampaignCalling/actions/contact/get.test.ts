@@ -1,6 +1,6 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { SIMPLIFIED_CONTACT_FIELDS } from '../../../../../nodes/CampaignCalling/actions/contact/get.operation';
-import { DEMO, useSimulator, withoutRetries } from '../../kit.ts';
+import { DEMO, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 
 const sim = useSimulator();
 

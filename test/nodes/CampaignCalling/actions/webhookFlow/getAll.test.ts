@@ -1,6 +1,6 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { SIMPLIFIED_FLOW_FIELDS } from '../../../../../nodes/CampaignCalling/actions/webhookFlow/getAll.operation';
-import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../kit.ts';
+import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 
 const sim = useSimulator();
 const listing = (extra: Record<string, unknown> = {}) => ({ resource: 'webhookFlow', operation: 'getAll', ...extra });

@@ -1,5 +1,5 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
-import { DEMO, useSimulator, withoutRetries } from '../../kit.ts';
+import { DEMO, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 
 const sim = useSimulator();
 

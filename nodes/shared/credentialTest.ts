@@ -1,6 +1,6 @@
 import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
-import { isPlainObject, normaliseBaseUrl, redactSecret } from './index';
+import { isPlainObject, normaliseBaseUrl, redactSecret } from './transport';
 
 /**
  * The name both nodes give n8n in `credentials[].testedBy`. There it is written out as text: n8n's lint

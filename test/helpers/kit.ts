@@ -1,14 +1,15 @@
 /**
- * Shared set-up of the action node's tests: one simulator per test file (reset before each test),
- * credentials for it, and a small scripted HTTP server for answers the simulator cannot give
- * (an echoed API key, an unlisted status code, a barrier that counts requests in flight).
+ * Shared set-up of the tests that talk to the service (nodes and transport): one simulator per test
+ * file (reset before each test), credentials for it, and a small scripted HTTP server for answers
+ * the simulator cannot give (an echoed API key, an unlisted status code, a barrier that counts
+ * requests in flight).
  */
 import * as http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-import type { CredentialData, RunOptions } from '../../helpers/n8nContext.ts';
-import { DEMO, startSimulator, type RecordedRequest, type Simulator } from '../../simulator/server.ts';
+import type { CredentialData, RunOptions } from './n8nContext.ts';
+import { DEMO, startSimulator, type RecordedRequest, type Simulator } from '../simulator/server.ts';
 
 export { DEMO };
 

@@ -11,7 +11,7 @@ import {
 	requireNonEmptyString,
 	requirePhoneNumber,
 	requireUuid,
-} from '../../../../../nodes/CampaignCalling/actions/shared/validation';
+} from '../../../nodes/shared/validation';
 
 /** The error `run` throws, checked to be an InvalidInputError. */
 function invalid(run: () => unknown): InvalidInputError {

@@ -1,7 +1,11 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import type { ParameterReader } from './parameters';
 import { InvalidInputError, quote, requireHttpUrl, requireIntegerInRange } from './validation';
+
+/** What reading the settings needs of the action node's ParameterReader, so this layer does not import that node. */
+export interface ItemParameters {
+	get<T>(name: string, itemIndex: number, fallback?: T): T;
+}
 
 /** Delivery settings shared by integration modules and webhook modules (spec, endpoints 5 and 7). */
 export interface DeliverySettings {
@@ -129,7 +133,7 @@ export function readDeliveryLimits(options: IDataObject): { timeout: number; ret
 	};
 }
 
-export function readDeliverySettings(params: ParameterReader, itemIndex: number): DeliverySettings {
+export function readDeliverySettings(params: ItemParameters, itemIndex: number): DeliverySettings {
 	const url = requireHttpUrl(params.get<unknown>('url', itemIndex), 'URL');
 	const options = params.get<IDataObject>('options', itemIndex, {});
 	const settings: DeliverySettings = {

@@ -1,5 +1,5 @@
-import { InvalidInputError } from '../../../../../nodes/CampaignCalling/actions/shared/validation';
-import { deliveryProperties, headersFromList } from '../../../../../nodes/CampaignCalling/actions/shared/moduleSettings';
+import { InvalidInputError } from '../../../nodes/shared/validation';
+import { deliveryProperties, headersFromList } from '../../../nodes/shared/moduleSettings';
 
 describe('headersFromList', () => {
 	it('turns the name/value list into one object, keeping the names as typed', () => {

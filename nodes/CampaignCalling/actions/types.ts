@@ -1,0 +1,41 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import type { ParameterReader } from './shared/parameters';
+
+/*
+ * The contract between the router and the operations. Its own module, so operations never import
+ * the router that imports them.
+ */
+
+/**
+ * An operation that makes one request per input item. `prepare` reads and checks the item's
+ * parameters and runs for every item before any request is sent; `send` makes the request.
+ */
+export interface PerItemOperation<Prepared> {
+	kind: 'perItem';
+	prepare(this: IExecuteFunctions, itemIndex: number, params: ParameterReader): Prepared;
+	send(this: IExecuteFunctions, prepared: Prepared, itemIndex: number): Promise<IDataObject | IDataObject[]>;
+}
+
+/** What one input item contributes to a batched operation. */
+export interface BatchShare<Unit> {
+	/** Units with the same key may share a request (for Add Contacts: the campaign ID). */
+	batchKey: string;
+	units: Unit[];
+}
+
+/**
+ * An operation whose units (contacts) from many items travel together, `batchSize` per request.
+ * Every input item still yields exactly one output item, built by `itemOutput` from the answers
+ * to its own units.
+ */
+export interface BatchedOperation<Unit> {
+	kind: 'batched';
+	prepare(this: IExecuteFunctions, itemIndex: number, params: ParameterReader): BatchShare<Unit>;
+	batching(this: IExecuteFunctions, params: ParameterReader): { batchSize: number; parallelRequests: number };
+	/** Sends one batch; resolves to one answer per unit, in order. */
+	sendBatch(this: IExecuteFunctions, batchKey: string, units: Unit[], firstItemIndex: number): Promise<IDataObject[]>;
+	itemOutput(share: BatchShare<Unit>, answers: IDataObject[], batchNumbers: number[]): IDataObject;
+	/** What a failed item keeps of its input, so nothing is lost with Continue On Fail. */
+	failedItemOutput(share: BatchShare<Unit>): IDataObject;
+}

@@ -1,0 +1,179 @@
+import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { DeliverySettings } from './moduleSettings';
+import type { ServiceContext } from './transport';
+import { serviceRequest } from './transport';
+
+/*
+ * The service's endpoints, one function each (service spec, "Endpoints"): its path, method, body
+ * and answer shape, the name errors give it and what they tell the user to check. Both nodes call
+ * the service only through these.
+ */
+
+/** Who asks: the input item a call serves, and, for a caller that is not the operation, its own name and hint. */
+export interface ServiceCall {
+	itemIndex?: number;
+	operation?: string;
+	errorHint?: string;
+}
+
+/** The request's name, hint and item: the caller's where it gives them, else the endpoint's own. */
+function asCalledBy(call: ServiceCall, operation: string, errorHint?: string) {
+	return { operation: call.operation ?? operation, errorHint: call.errorHint ?? errorHint, itemIndex: call.itemIndex };
+}
+
+/** A contact in the service's own input shape (spec, "Contact input"). */
+export interface ContactInput extends IDataObject {
+	firstname: string;
+	lastname: string;
+	phone_number: string;
+	metadata?: IDataObject;
+}
+
+/** Adds contacts to a campaign; resolves to the answer's `data`, which the spec does not show. */
+export async function addContacts(
+	this: ServiceContext,
+	campaignId: string,
+	contacts: ContactInput[],
+	call: ServiceCall = {},
+): Promise<unknown> {
+	return await serviceRequest.call(this, {
+		method: 'POST',
+		path: `/compaign/v1/contacts/addToCampaign/${encodeURIComponent(campaignId)}`,
+		body: contacts,
+		answer: 'envelope',
+		...asCalledBy(
+			call,
+			'Add Contacts',
+			'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
+		),
+	});
+}
+
+export async function getContact(this: ServiceContext, contactId: string, call: ServiceCall = {}): Promise<IDataObject> {
+	return (await serviceRequest.call(this, {
+		method: 'GET',
+		path: `/contacts/${encodeURIComponent(contactId)}`,
+		answer: 'envelope',
+		...asCalledBy(
+			call,
+			'Get Contact',
+			'The service gives this answer when the contact does not exist or belongs to another company. Check the Contact ID.',
+		),
+	})) as IDataObject;
+}
+
+export async function getCampaign(this: ServiceContext, campaignId: string, call: ServiceCall = {}): Promise<IDataObject> {
+	return (await serviceRequest.call(this, {
+		method: 'GET',
+		path: `/v1/campaigns/by-id/${encodeURIComponent(campaignId)}`,
+		answer: 'envelope',
+		...asCalledBy(
+			call,
+			'Get Campaign',
+			'Check that the Campaign ID exists and belongs to the company of the credential\'s API key.',
+		),
+	})) as IDataObject;
+}
+
+/** Sends only the fields in `body`; the spec does not show the answer, so it resolves to the body as it came. */
+export async function updateCampaign(
+	this: ServiceContext,
+	campaignId: string,
+	body: IDataObject,
+	call: ServiceCall = {},
+): Promise<unknown> {
+	return await serviceRequest.call(this, {
+		method: 'POST',
+		path: `/v1/campaigns/update/${encodeURIComponent(campaignId)}`,
+		body,
+		answer: 'passThrough',
+		...asCalledBy(
+			call,
+			'Update Campaign',
+			'Check the Campaign ID and the values of the fields you update.',
+		),
+	});
+}
+
+/**
+ * The webhook flows of a workspace; without one, the service's default listing. An answer without
+ * data is no flows; data that is not a list fails, rather than hide a changed answer behind none.
+ */
+export async function listWebhookFlows(
+	this: ServiceContext,
+	query: { workspaceId?: string },
+	call: ServiceCall = {},
+): Promise<IDataObject[]> {
+	const request = asCalledBy(call, 'Get Many Webhook Flows', 'Check the Workspace ID and the API key.');
+	const flows = await serviceRequest.call(this, {
+		method: 'GET',
+		path: '/v1/webhooks',
+		qs: query.workspaceId === undefined ? undefined : { workspaceId: query.workspaceId },
+		answer: 'envelope',
+		...request,
+	});
+	if (flows === null || flows === undefined) return [];
+	if (!Array.isArray(flows)) {
+		const kind = typeof flows === 'object' ? 'an object' : `a ${typeof flows}`;
+		throw new NodeOperationError(
+			this.getNode(),
+			`${request.operation} failed: the answer's data is not a list of webhook flows, but ${kind}`,
+			{ itemIndex: call.itemIndex },
+		);
+	}
+	return flows as IDataObject[];
+}
+
+/** Registers an integration module (spec, endpoint 5); resolves to the module's record. */
+export async function createIntegrationModule(
+	this: ServiceContext,
+	type: string,
+	settings: DeliverySettings,
+	call: ServiceCall = {},
+): Promise<IDataObject> {
+	const body: IDataObject = {
+		type,
+		settings: {
+			webhook_method: settings.method,
+			url: settings.url,
+			headers: settings.headers,
+			timeout: settings.timeout,
+			retry_limit: settings.retryLimit,
+		},
+	};
+	return (await serviceRequest.call(this, {
+		method: 'POST',
+		path: '/v1/modules/integration',
+		body,
+		answer: 'record',
+		...asCalledBy(call, 'Create Integration'),
+	})) as IDataObject;
+}
+
+/** Registers a webhook module (spec, endpoint 7) for one event type; resolves to the module's record. */
+export async function createWebhookModule(
+	this: ServiceContext,
+	eventType: string,
+	settings: DeliverySettings,
+	call: ServiceCall = {},
+): Promise<IDataObject> {
+	const body: IDataObject = {
+		event_type: eventType,
+		settings: {
+			method: settings.method,
+			url: settings.url,
+			headers: settings.headers,
+			timeout: settings.timeout,
+			retry_limit: settings.retryLimit,
+		},
+	};
+	return (await serviceRequest.call(this, {
+		method: 'POST',
+		path: '/v1/modules/webhook',
+		body,
+		answer: 'record',
+		...asCalledBy(call, 'Create Webhook Module'),
+	})) as IDataObject;
+}

@@ -1,0 +1,134 @@
+import type {
+	ICredentialsDecrypted,
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { AnswerShape, FailureContext } from './envelope';
+import { ServiceFailureFactory, interpretAnswer, redactSecret } from './envelope';
+import type { HttpAnswer, RetryPolicy } from './retry';
+import { DEFAULT_RETRY_POLICY, sendWithRetries } from './retry';
+
+export const CREDENTIAL_TYPE = 'campaignCallingApi';
+
+export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions;
+
+/** No request waits longer than this unless the caller asks for another limit. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** How hard the transport tries: set once per execution from the node's Request Options. */
+export interface RequestTuning {
+	retry: RetryPolicy;
+	timeoutMs: number;
+}
+
+const tuningByExecution = new WeakMap<object, RequestTuning>();
+
+/** Applies Request Options to every request made through this execution context. */
+export function tuneRequests(context: ServiceContext, tuning: RequestTuning): void {
+	tuningByExecution.set(context, tuning);
+}
+
+export interface ServiceRequest extends FailureContext {
+	method: IHttpRequestMethods;
+	/** Path below the base URL, with its own prefix (`/v1/...`, `/compaign/v1/...`, `/contacts/...`). */
+	path: string;
+	body?: IDataObject | IDataObject[];
+	qs?: IDataObject;
+	answer: AnswerShape;
+}
+
+interface CampaignCallingCredentials {
+	baseUrl: string;
+	apiKey: string;
+}
+
+/**
+ * Normalises the credential's base URL: requires http(s), drops trailing slashes.
+ * Checked here, before any request, so a typo gives a clear message instead of a socket error.
+ */
+export function normaliseBaseUrl(raw: unknown): string {
+	const value = typeof raw === 'string' ? raw.trim() : '';
+	let parsed: URL | undefined;
+	try {
+		parsed = new URL(value);
+	} catch {
+		parsed = undefined;
+	}
+	if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+		throw new Error(
+			`The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com`,
+		);
+	}
+	return value.replace(/\/+$/, '');
+}
+
+const credentialsByExecution = new WeakMap<object, Promise<CampaignCallingCredentials>>();
+
+/**
+ * The credential, read once per execution context: n8n loads and decrypts it from its database on
+ * every read, a cost each of a batch run's requests would otherwise pay twice.
+ */
+function credentialsOf(context: ServiceContext): Promise<CampaignCallingCredentials> {
+	let credentials = credentialsByExecution.get(context);
+	if (!credentials) {
+		credentials = context.getCredentials(CREDENTIAL_TYPE) as Promise<unknown> as Promise<CampaignCallingCredentials>;
+		credentialsByExecution.set(context, credentials);
+	}
+	return credentials;
+}
+
+/** Sends one request to the service and applies its answer conventions. */
+export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<unknown> {
+	const node = this.getNode();
+	const credentials = await credentialsOf(this);
+
+	let baseUrl: string;
+	try {
+		baseUrl = normaliseBaseUrl(credentials.baseUrl);
+	} catch (error) {
+		const item = request.itemIndex === undefined ? '' : ` [item ${request.itemIndex}]`;
+		const message = redactSecret(`${request.operation} failed: ${(error as Error).message}${item}`, credentials.apiKey);
+		throw new NodeOperationError(node, message, {
+			itemIndex: request.itemIndex,
+		});
+	}
+
+	const tuning = tuningByExecution.get(this) ?? { retry: DEFAULT_RETRY_POLICY, timeoutMs: DEFAULT_TIMEOUT_MS };
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url: `${baseUrl}${request.path}`,
+		qs: request.qs,
+		body: request.body,
+		json: true,
+		// The raw text, parsed in envelope.ts: axios' own parsing turns a JSON string answer ("ok") into
+		// text that can no longer be told apart from a body that is not JSON at all.
+		encoding: 'text',
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		timeout: tuning.timeoutMs,
+	};
+
+	// Handed to n8n with each request, so it does not load the credential again per request.
+	const stored = node.credentials?.[CREDENTIAL_TYPE];
+	const credentialsDecrypted: ICredentialsDecrypted = {
+		id: stored?.id ?? '',
+		name: stored?.name ?? '',
+		type: CREDENTIAL_TYPE,
+		data: { ...credentials },
+	};
+	const failure = new ServiceFailureFactory(node, request, credentials.apiKey, baseUrl);
+	const send = async () =>
+		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, { ...options }, {
+			credentialsDecrypted,
+		})) as HttpAnswer;
+	const answer = await sendWithRetries(send, request.method === 'GET', tuning.retry, (error, attempts) =>
+		failure.network(error, attempts),
+	);
+	return interpretAnswer(answer, request.answer, failure);
+}

@@ -1,0 +1,98 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { normaliseBaseUrl } from '../../../../nodes/shared/transport/request';
+import { executeContextFor, runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
+import { DEMO, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';
+
+const sim = useSimulator();
+
+const getContact = (extra: IDataObject = {}) => ({
+	resource: 'contact',
+	operation: 'get',
+	contactId: DEMO.completedContactId,
+	...extra,
+});
+const getCampaign = (extra: IDataObject = {}) => ({ resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId, ...extra });
+const addContact = (extra: IDataObject = {}) => ({
+	resource: 'contact',
+	operation: 'addToCampaign',
+	campaignId: DEMO.campaignId,
+	firstName: 'Ada',
+	lastName: 'Lovelace',
+	phoneNumber: '+14155550199',
+	...extra,
+});
+
+describe('transport: requests', () => {
+	it('sends Authorization: Bearer <key> and JSON on every request', async () => {
+		await runActionNode({ credentials: sim.credentials(), parameters: addContact() });
+		await runActionNode({ credentials: sim.credentials(), parameters: getCampaign() });
+		const [post, get] = sim.requests();
+		expect(post.headers.authorization).toBe(`Bearer ${DEMO.apiKey}`);
+		expect(post.headers['content-type']).toMatch(/^application\/json/);
+		expect(post.headers.accept).toMatch(/application\/json/);
+		expect(get.headers.authorization).toBe(`Bearer ${DEMO.apiKey}`);
+		expect(get.body).toBeUndefined();
+	});
+
+	it.each(['/', '//', '/ '])('works with a base URL ending in "%s"', async (suffix) => {
+		const output = await runActionNode({
+			credentials: { baseUrl: `${sim.simulator.url}${suffix}`, apiKey: DEMO.apiKey },
+			parameters: getCampaign(),
+		});
+		expect(sim.requests().map((request) => request.path)).toEqual([`/v1/campaigns/by-id/${DEMO.campaignId}`]);
+		expect(output[0].json.id).toBe(DEMO.campaignId);
+	});
+
+	it('reads the credential once per execution and hands it to n8n with each request', async () => {
+		const items = Array.from({ length: 250 }, (_, index) => ({
+			json: { first: `Lead${index}`, phone: `+1415${String(index).padStart(7, '0')}` },
+		}));
+		const { context, nodeType } = executeContextFor({
+			credentials: sim.credentials(),
+			items,
+			parameters: addContact({ firstName: '={{ $json.first }}', phoneNumber: '={{ $json.phone }}' }),
+		});
+		// n8n's httpRequestWithAuthentication reads through the same context when not handed the credential.
+		const reads = jest.spyOn(context, 'getCredentials');
+		const [output] = await nodeType.execute.call(context);
+		expect(output).toHaveLength(250);
+		expect(sim.requests()).toHaveLength(3);
+		expect(sim.requests().every((request) => request.headers.authorization === `Bearer ${DEMO.apiKey}`)).toBe(true);
+		expect(reads).toHaveBeenCalledTimes(1);
+	});
+
+	it('keeps a path prefix of the base URL', async () => {
+		const server = await startScriptedServer((_request, response) => sendJson(response, 200, { status: 'ok', message: 'ok', data: { id: 'x' } }));
+		try {
+			await runActionNode({ credentials: { baseUrl: `${server.url}/api/`, apiKey: DEMO.apiKey }, parameters: getContact() });
+			expect(server.requests.map((request) => request.path)).toEqual([`/api/contacts/${DEMO.completedContactId}`]);
+		} finally {
+			await server.close();
+		}
+	});
+
+	it('fails before any request on a base URL without a scheme', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: { baseUrl: sim.simulator.url.replace('http://', ''), apiKey: DEMO.apiKey },
+			parameters: getCampaign(),
+		});
+		expect(error.message).toMatch(/^Get Campaign failed: The credential's Base URL "127\.0\.0\.1:\d+" is not a web address\. Enter it with its scheme/);
+		expect(sim.requests()).toHaveLength(0);
+	});
+});
+
+describe('transport helpers', () => {
+	it('normaliseBaseUrl keeps http(s) addresses, drops trailing slashes and spaces', () => {
+		expect(normaliseBaseUrl('https://api.example.com/')).toBe('https://api.example.com');
+		expect(normaliseBaseUrl(' http://127.0.0.1:4010/api// ')).toBe('http://127.0.0.1:4010/api');
+		expect(normaliseBaseUrl('HTTPS://API.example.com')).toBe('HTTPS://API.example.com');
+	});
+
+	it.each([['api.example.com'], ['localhost:4010'], ['ftp://api.example.com'], [''], [undefined], [42]])(
+		'normaliseBaseUrl refuses %p',
+		(raw) => {
+			expect(() => normaliseBaseUrl(raw)).toThrow(/Base URL .* is not a web address/);
+		},
+	);
+});

@@ -1,0 +1,161 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	DEFAULT_RETRY_POLICY,
+	isRetryable,
+	networkErrorCode,
+	retryDelayMs,
+} from '../../../../nodes/shared/transport/retry';
+import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
+import type { FaultSpec } from '../../../simulator/server.ts';
+import { DEMO, NO_RETRIES, closedPort, useSimulator } from '../../../helpers/kit.ts';
+
+const sim = useSimulator();
+
+const getContact = (extra: IDataObject = {}) => ({
+	resource: 'contact',
+	operation: 'get',
+	contactId: DEMO.completedContactId,
+	...extra,
+});
+const getCampaign = (extra: IDataObject = {}) => ({ resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId, ...extra });
+const addContact = (extra: IDataObject = {}) => ({
+	resource: 'contact',
+	operation: 'addToCampaign',
+	campaignId: DEMO.campaignId,
+	firstName: 'Ada',
+	lastName: 'Lovelace',
+	phoneNumber: '+14155550199',
+	...extra,
+});
+const createIntegration = (extra: IDataObject = {}) => ({
+	resource: 'integration',
+	operation: 'create',
+	integrationType: 'custom',
+	url: 'https://hooks.example.com/x',
+	...extra,
+});
+
+describe('transport: retries', () => {
+	let timers: jest.SpyInstance;
+	beforeEach(() => {
+		timers = jest.spyOn(globalThis, 'setTimeout');
+	});
+	afterEach(() => timers.mockRestore());
+	/** The waits the transport asked for between attempts. */
+	const waitsOf = (...candidates: number[]) =>
+		timers.mock.calls.map((call) => call[1] as number).filter((ms) => candidates.includes(ms));
+
+	it('repeats a read after a 503, then succeeds', async () => {
+		sim.simulator.injectFault({ kind: 'http-503', times: 1 });
+		const output = await runActionNode({ credentials: sim.credentials(), parameters: getContact() });
+		expect(sim.requests().map((request) => request.path)).toEqual([`/contacts/${DEMO.completedContactId}`, `/contacts/${DEMO.completedContactId}`]);
+		expect(output[0].json.id).toBe(DEMO.completedContactId);
+		expect(waitsOf(500)).toEqual([500]);
+	});
+
+	it('repeats a read after a dropped connection, then succeeds', async () => {
+		sim.simulator.injectFault({ kind: 'reset', times: 1 });
+		const output = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign() });
+		expect(sim.requests()).toHaveLength(2);
+		expect(output[0].json.id).toBe(DEMO.campaignId);
+	});
+
+	it('honours Retry-After on a 429 instead of its own backoff', async () => {
+		sim.simulator.injectFault({ kind: 'http-429', retryAfterSeconds: 1, times: 1 });
+		const output = await runActionNode({ credentials: sim.credentials(), parameters: getContact() });
+		expect(sim.requests()).toHaveLength(2);
+		expect(output[0].json.id).toBe(DEMO.completedContactId);
+		expect(waitsOf(500, 1000)).toEqual([1000]);
+	});
+
+	it('gives up after Max Retries and reports the last answer', async () => {
+		sim.simulator.injectFault({ kind: 'http-502', times: 5 });
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: getContact({ requestOptions: { maxRetries: 1 } }) });
+		expect(error.message).toBe('Get Contact failed: the service answered HTTP 502 Bad Gateway (bad gateway)');
+		expect(sim.requests()).toHaveLength(2);
+	});
+
+	it.each<[string, FaultSpec]>([
+		['a 500', { kind: 'http-500', times: 5 }],
+		['a 503', { kind: 'http-503', times: 5 }],
+		['a 429', { kind: 'http-429', retryAfterSeconds: 0, times: 5 }],
+		['a dropped connection', { kind: 'reset', times: 5 }],
+	])('never repeats a write after %s', async (_label, fault) => {
+		sim.simulator.injectFault(fault);
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: addContact() });
+		expect(error.message).toMatch(/^Add Contacts failed: /);
+		expect(error.message).not.toMatch(/attempts/);
+		expect(sim.requests()).toHaveLength(1);
+		expect([...sim.simulator.state.contacts.values()].filter((contact) => contact.phone_number === '+14155550199')).toHaveLength(0);
+	});
+
+	it('never repeats a module creation after a dropped connection', async () => {
+		sim.simulator.injectFault({ kind: 'reset', times: 5 });
+		await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: createIntegration() });
+		expect(sim.requests()).toHaveLength(1);
+	});
+
+	it('repeats a write whose connection was refused (it never reached the service)', async () => {
+		const port = await closedPort();
+		const error = await runActionNodeExpectingError({
+			credentials: { baseUrl: `http://127.0.0.1:${port}`, apiKey: DEMO.apiKey },
+			parameters: addContact({ requestOptions: { maxRetries: 1 } }),
+		});
+		expect(error.message).toBe(`Add Contacts failed: could not reach the service at http://127.0.0.1:${port}: the connection was refused after 2 attempts`);
+		expect(waitsOf(500)).toEqual([500]);
+	});
+
+	it('makes one attempt only with Max Retries 0', async () => {
+		sim.simulator.injectFault({ kind: 'http-503', times: 2 });
+		await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: getContact({ requestOptions: NO_RETRIES }) });
+		expect(sim.requests()).toHaveLength(1);
+		expect(waitsOf(500, 1000)).toEqual([]);
+	});
+});
+
+describe('transport helpers', () => {
+	const answer = (statusCode: number, headers: Record<string, unknown> = {}) => ({ statusCode, headers, body: '' });
+	const networkError = (code: string) => Object.assign(new Error(`connect ${code}`), { code });
+
+	it.each<[string, ReturnType<typeof answer> | undefined, unknown, boolean, boolean]>([
+		['GET 503', answer(503), undefined, true, true],
+		['GET 500', answer(500), undefined, true, true],
+		['GET 429', answer(429), undefined, true, true],
+		['GET 404', answer(404), undefined, true, false],
+		['GET 200', answer(200), undefined, true, false],
+		['POST 503', answer(503), undefined, false, false],
+		['POST 429', answer(429), undefined, false, false],
+		['GET reset', undefined, networkError('ECONNRESET'), true, true],
+		['GET timeout', undefined, networkError('ECONNABORTED'), true, true],
+		['POST reset', undefined, networkError('ECONNRESET'), false, false],
+		['POST timeout', undefined, networkError('ETIMEDOUT'), false, false],
+		['POST refused', undefined, networkError('ECONNREFUSED'), false, true],
+		['POST unresolved', undefined, networkError('ENOTFOUND'), false, true],
+		['GET unresolved', undefined, networkError('ENOTFOUND'), true, false],
+		['GET unknown error', undefined, new Error('boom'), true, false],
+	])('isRetryable: %s', (_label, httpAnswer, error, isRead, expected) => {
+		expect(isRetryable(httpAnswer, error, isRead)).toBe(expected);
+	});
+
+	it('retryDelayMs doubles from 500 ms up to the cap, and prefers a numeric Retry-After within it', () => {
+		const policy = DEFAULT_RETRY_POLICY;
+		expect([0, 1, 2, 3, 4, 5].map((attempt) => retryDelayMs(undefined, attempt, policy))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
+		expect(retryDelayMs(answer(429, { 'Retry-After': '2' }), 0, policy)).toBe(2000);
+		expect(retryDelayMs(answer(429, { 'retry-after': ['3'] }), 0, policy)).toBe(3000);
+		expect(retryDelayMs(answer(429, { 'retry-after': '120' }), 0, policy)).toBe(8000);
+		expect(retryDelayMs(answer(429, { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }), 1, policy)).toBe(1000);
+		expect(retryDelayMs(answer(429, { 'retry-after': '-1' }), 0, policy)).toBe(500);
+	});
+
+	it('networkErrorCode digs the socket code out of wrappers and messages', () => {
+		expect(networkErrorCode(networkError('ECONNREFUSED'))).toBe('ECONNREFUSED');
+		expect(networkErrorCode({ message: 'wrapped', cause: { code: 'ECONNRESET' } })).toBe('ECONNRESET');
+		expect(networkErrorCode({ errorResponse: { code: 'ETIMEDOUT' } })).toBe('ETIMEDOUT');
+		expect(networkErrorCode(new Error('socket hang up: read ECONNRESET'))).toBe('ECONNRESET');
+		expect(networkErrorCode(new Error('timeout of 1000ms exceeded'))).toBe('ECONNABORTED');
+		expect(networkErrorCode(Object.assign(new Error('nope'), { code: 'ERR_BAD_RESPONSE_x' }))).toBeUndefined();
+		expect(networkErrorCode('ECONNRESET')).toBeUndefined();
+		expect(networkErrorCode(undefined)).toBeUndefined();
+	});
+});
