@@ -131,8 +131,11 @@ async function runBatched(
 	let batching: { batchSize: number; parallelRequests: number };
 	try {
 		batching = operation.batching.call(this, params);
+		const totalUnits = shares.reduce((sum, share) => sum + (share?.units.length ?? 0), 0);
+		operation.checkTotal?.call(this, totalUnits, params);
 	} catch (error) {
-		// Node-wide options, read once: a bad value stops the run, as Request Options do.
+		// Node-wide options, read once, and the cap on the whole run: a bad value or a run over the cap
+		// stops the run before any request, as Request Options do.
 		throw toNodeError.call(this, error, 0);
 	}
 	const { batchSize, parallelRequests } = batching;

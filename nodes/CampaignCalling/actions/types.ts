@@ -33,6 +33,11 @@ export interface BatchedOperation<Unit> {
 	kind: 'batched';
 	prepare(this: IExecuteFunctions, itemIndex: number, params: ParameterReader): BatchShare<Unit>;
 	batching(this: IExecuteFunctions, params: ParameterReader): { batchSize: number; parallelRequests: number };
+	/**
+	 * Runs once, after every item is prepared and before any request, with the number of units the run
+	 * would send; throws to stop the whole run (a cap the user set on what one run may do).
+	 */
+	checkTotal?(this: IExecuteFunctions, totalUnits: number, params: ParameterReader): void;
 	/** Sends one batch; resolves to one answer per unit, in order. */
 	sendBatch(this: IExecuteFunctions, batchKey: string, units: Unit[], firstItemIndex: number): Promise<IDataObject[]>;
 	itemOutput(share: BatchShare<Unit>, answers: IDataObject[], batchNumbers: number[]): IDataObject;

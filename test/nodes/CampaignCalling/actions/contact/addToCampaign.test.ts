@@ -302,3 +302,43 @@ describe('Contact → Add to Campaign, answers of the service', () => {
 		}
 	});
 });
+
+describe('Contact → Add to Campaign, Max Contacts per Run', () => {
+	const jsonMode = (contacts: unknown[], maxContactsPerRun?: number) => ({
+		resource: 'contact',
+		operation: 'addToCampaign',
+		campaignId: DEMO.campaignId,
+		inputMode: 'json',
+		contactsJson: JSON.stringify(contacts),
+		...(maxContactsPerRun === undefined ? {} : { options: { maxContactsPerRun } }),
+	});
+	const three = [0, 1, 2].map((i) => ({ firstname: `Lead${i}`, lastname: 'Doe', phone_number: `+1415555000${i}` }));
+
+	it('stops a run over the cap before anything is sent, counting the contacts of every item, even with Continue On Fail', async () => {
+		for (const continueOnFail of [false, true]) {
+			const error = await runActionNodeExpectingError({
+				credentials: sim.credentials(),
+				items: leads(3),
+				parameters: { ...fieldsMode, options: { maxContactsPerRun: 2 } },
+				continueOnFail,
+			});
+			expect(error.message).toBe('Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]');
+			expect(error.description).toContain('Raise Options → Max Contacts per Run');
+		}
+		const tooMany = await runActionNodeExpectingError({ credentials: sim.credentials(), items: [{ json: {} }], parameters: jsonMode(three, 2) });
+		expect(tooMany.message).toContain('this run would add 3 contacts');
+		expect(sim.requests()).toHaveLength(0);
+	});
+
+	it('sends a run at the cap, and has no cap by default (0)', async () => {
+		await runActionNode({ credentials: sim.credentials(), items: [{ json: {} }], parameters: jsonMode(three, 3) });
+		await runActionNode({ credentials: sim.credentials(), items: leads(150), parameters: fieldsMode });
+		expect(sim.requests('/compaign/').map((request) => (request.body as unknown[]).length)).toEqual([3, 100, 50]);
+	});
+
+	it('refuses a cap that is not a whole number from 0 up', async () => {
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), items: [{ json: {} }], parameters: jsonMode(three, -1) });
+		expect(error.message).toMatch(/^Max Contacts per Run must be a whole number from 0 to \d+, got -1/);
+		expect(sim.requests()).toHaveLength(0);
+	});
+});

@@ -1,0 +1,97 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import type { ContactInput } from '../../../shared/service';
+import type { BatchShare } from '../types';
+import type { ParameterReader } from '../shared/parameters';
+import {
+	InvalidInputError,
+	isNotJson,
+	parseJsonObject,
+	parseJsonText,
+	quote,
+	requireNonEmptyString,
+	requirePhoneNumber,
+	requireUuid,
+} from '../../../shared/validation';
+import { campaignIdHint } from '../campaign/fields';
+
+/*
+ * How an input item becomes contacts in the service's shape, in each Input Mode of Add to Campaign,
+ * every contact checked before anything is sent.
+ */
+
+export type InputMode = 'fields' | 'autoMap' | 'json';
+
+/** Field spellings accepted in Auto-Map mode, in order of preference. */
+const AUTO_MAP_SPELLINGS: Record<'firstname' | 'lastname' | 'phone_number', string[]> = {
+	firstname: ['firstname', 'first_name', 'firstName'],
+	lastname: ['lastname', 'last_name', 'lastName'],
+	phone_number: ['phone_number', 'phone', 'phoneNumber'],
+};
+
+function pick(json: IDataObject, spellings: string[]): unknown {
+	for (const key of spellings) {
+		if (json[key] !== undefined && json[key] !== null) return json[key];
+	}
+	return undefined;
+}
+
+/** Checks one contact in the service's shape; `where` tells which entry of a JSON array it is. */
+function checkContact(raw: unknown, where = ''): ContactInput {
+	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+		throw new InvalidInputError(`Contact${where}`, `must be a JSON object, got ${quote(raw)}`);
+	}
+	const entry = raw as Record<string, unknown>;
+	const contact: ContactInput = {
+		firstname: requireNonEmptyString(entry.firstname, `First Name (firstname)${where}`),
+		lastname: requireNonEmptyString(entry.lastname, `Last Name (lastname)${where}`),
+		phone_number: requirePhoneNumber(entry.phone_number, `Phone Number (phone_number)${where}`),
+	};
+	if (entry.metadata !== undefined && entry.metadata !== null && entry.metadata !== '') {
+		contact.metadata = parseJsonObject(entry.metadata, `Metadata${where}`);
+	}
+	return contact;
+}
+
+export function readContacts(this: IExecuteFunctions, itemIndex: number, params: ParameterReader, mode: Exclude<InputMode, 'fields'>): ContactInput[] {
+	if (mode === 'autoMap') {
+		const json = this.getInputData()[itemIndex].json;
+		return [
+			checkContact({
+				firstname: pick(json, AUTO_MAP_SPELLINGS.firstname),
+				lastname: pick(json, AUTO_MAP_SPELLINGS.lastname),
+				phone_number: pick(json, AUTO_MAP_SPELLINGS.phone_number),
+				metadata: json.metadata,
+			}),
+		];
+	}
+	if (mode === 'json') {
+		const raw = params.get<unknown>('contactsJson', itemIndex);
+		const list = typeof raw === 'string' ? parseJsonText(raw) : raw;
+		if (isNotJson(list)) {
+			throw new InvalidInputError('Contacts (JSON)', `is not valid JSON: ${quote(raw)}`, 'Give a JSON array of contacts.');
+		}
+		if (!Array.isArray(list)) {
+			throw new InvalidInputError('Contacts (JSON)', `must be a JSON array of contacts, got ${quote(list)}`, 'Wrap a single contact in [ ].');
+		}
+		return list.map((entry, position) => checkContact(entry, ` of contact ${position} in Contacts (JSON)`));
+	}
+	throw new InvalidInputError('Input Mode', `is not one of fields, autoMap, json: ${quote(mode)}`);
+}
+
+/** Map Each Field: the item's parameters read in one pass, so their expressions are evaluated together. */
+export function readMappedContact(itemIndex: number, params: ParameterReader): BatchShare<ContactInput> {
+	const [campaignId, firstname, lastname, phoneNumber, metadata] = params.getEach(
+		['campaignId', 'firstName', 'lastName', 'phoneNumber', 'additionalFields.metadata'],
+		itemIndex,
+		[undefined, undefined, undefined, undefined, ''],
+	);
+	const batchKey = requireUuid(campaignId, 'Campaign ID', campaignIdHint);
+	const contact = checkContact({
+		firstname,
+		lastname,
+		phone_number: phoneNumber,
+		metadata: metadata === '{}' ? undefined : metadata,
+	});
+	return { batchKey, units: [contact] };
+}
