@@ -9,6 +9,8 @@
  *    item, vs the floor: the same batches posted by plain Node HTTP outside n8n; plus n8n's Set
  *    node evaluating the same non-trivial expressions.
  * 2. Trigger: deliveries at a fixed concurrency to this trigger vs n8n's Webhook node.
+ * 3. The same comparison on 2.41.1's default engine under each expression-engine setting a user
+ *    can choose (a fresh n8n per setting), with n8n's resident memory idle and after the run.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -35,6 +37,7 @@ const HTTP_NODE_MAX = Number(process.env.BENCH_HTTP_NODE_MAX ?? 10000);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const VERSION = (process.env.BENCH_N8N_VERSION ?? '2.41.1') as N8nVersion;
+const SETTING_DELIVERIES = Number(process.env.BENCH_SETTING_DELIVERIES ?? 1000);
 const BATCH = 100;
 
 let simulator: Simulator;
@@ -66,20 +69,26 @@ function leads(count: number) {
 	}));
 }
 
-/** Peak resident memory (VmHWM) of the n8n process serving this instance, in MiB. */
-function n8nPeakRssMiB(): number | undefined {
+/** Resident memory (VmRSS) and its peak (VmHWM) of the n8n process serving `instance`, in MiB. */
+function n8nMemoryMiB(instance: N8nInstance): { rss?: number; peak?: number } {
 	for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
 		try {
 			const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
-			if (!environ.includes(`N8N_USER_FOLDER=${n8n.userFolder}\0`)) continue;
+			if (!environ.includes(`N8N_USER_FOLDER=${instance.userFolder}\0`)) continue;
 			if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('n8n')) continue;
-			const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-			if (match) return Math.round(Number(match[1]) / 1024);
+			const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+			const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
+			return { rss: Math.round(kib('VmRSS') / 1024), peak: Math.round(kib('VmHWM') / 1024) };
 		} catch {
 			// A process that ended or is not ours.
 		}
 	}
-	return undefined;
+	return {};
+}
+
+/** Peak resident memory of the n8n process of tests 1 and 2, in MiB. */
+function n8nPeakRssMiB(): number | undefined {
+	return n8nMemoryMiB(n8n).peak;
 }
 
 function nodeTime(execution: Execution, name: string): number {
@@ -231,26 +240,34 @@ function summarise(results: FloodResult[]) {
 	return { accepted, perSecond: (accepted / elapsedMs) * 1000, p50: percentile(50), p99: percentile(99) };
 }
 
-test('2. Trigger throughput: this trigger vs n8n\'s Webhook node', async () => {
-	const trigger = campaignCallingTriggerNode(['call.ended'], credential);
-	const ours = await n8n.api.createWorkflow(triggerWorkflow('bench trigger', trigger));
-	const webhook = node('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: 'bench-webhook', responseMode: 'onReceived', options: {} }, { webhookId: 'b0000000-0000-4000-8000-000000000001' });
-	const theirs = await n8n.api.createWorkflow(workflow('bench webhook node', [webhook], {}));
-	try {
-		await n8n.api.activate(ours.id);
-		await n8n.api.activate(theirs.id);
-		const module = [...simulator.state.webhookModules.values()].map((owned) => owned.record).find((record) => record.event_type === 'call.ended');
-		const secretHeaders = (module?.settings.headers ?? {}) as Record<string, string>;
+interface Comparison {
+	deliveries: number;
+	ours: ReturnType<typeof summarise>;
+	theirs: ReturnType<typeof summarise>;
+}
 
-		const triggerUrl = `${n8n.webhookUrl}webhook/${trigger.webhookId}/webhook`;
-		const webhookUrl = `${n8n.webhookUrl}webhook/bench-webhook`;
+/**
+ * Floods this trigger and a Webhook node (both in `instance`) with `total` deliveries each, in
+ * alternating rounds (ours, theirs, theirs, ours, ...), so neither gains from running first on a
+ * fresh database or loses to the executions the other left behind.
+ */
+async function triggerAgainstWebhookNode(instance: N8nInstance, credentialRef: CredentialRef, total: number): Promise<Comparison> {
+	const trigger = campaignCallingTriggerNode(['call.ended'], credentialRef);
+	const ours = await instance.api.createWorkflow(triggerWorkflow('bench trigger', trigger));
+	const webhook = node('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: 'bench-webhook', responseMode: 'onReceived', options: {} }, { webhookId: 'b0000000-0000-4000-8000-000000000001' });
+	const theirs = await instance.api.createWorkflow(workflow('bench webhook node', [webhook], {}));
+	try {
+		await instance.api.activate(ours.id);
+		await instance.api.activate(theirs.id);
+		const triggerUrl = `${instance.webhookUrl}webhook/${trigger.webhookId}/webhook`;
+		const module = [...simulator.state.webhookModules.values()].map((owned) => owned.record).find((record) => record.settings.url === triggerUrl);
+		const secretHeaders = (module?.settings.headers ?? {}) as Record<string, string>;
+		const webhookUrl = `${instance.webhookUrl}webhook/bench-webhook`;
 		// A short warm-up of each, so neither pays for first-request costs in its figures.
 		await flood(triggerUrl, secretHeaders, 50, 4);
 		await flood(webhookUrl, {}, 50, 4);
-		// In alternating rounds (ours, theirs, theirs, ours, ...), so neither gains from running
-		// first on a fresh database or loses to the executions the other left behind.
 		const rounds = 4;
-		const perRound = Math.ceil(DELIVERIES / rounds);
+		const perRound = Math.ceil(total / rounds);
 		const oursRuns: FloodResult[] = [];
 		const theirsRuns: FloodResult[] = [];
 		for (let round = 0; round < rounds; round++) {
@@ -260,21 +277,67 @@ test('2. Trigger throughput: this trigger vs n8n\'s Webhook node', async () => {
 				else theirsRuns.push(await flood(webhookUrl, {}, perRound, CONCURRENCY));
 			}
 		}
-		const oursResult = summarise(oursRuns);
-		const theirsResult = summarise(theirsRuns);
-		expect(oursResult.accepted).toBe(perRound * rounds);
-		expect(theirsResult.accepted).toBe(perRound * rounds);
-
-		const rows = [
-			`| ${perRound * rounds} deliveries, concurrency ${CONCURRENCY} | accepted/s | p50 | p99 |`,
-			'|---|---|---|---|',
-			`| Campaign Calling Trigger (secret checked) | ${oursResult.perSecond.toFixed(0)} | ${oursResult.p50.toFixed(1)} ms | ${oursResult.p99.toFixed(1)} ms |`,
-			`| n8n Webhook node | ${theirsResult.perSecond.toFixed(0)} | ${theirsResult.p50.toFixed(1)} ms | ${theirsResult.p99.toFixed(1)} ms |`,
-			`| ratio (trigger / Webhook node) | ${(oursResult.perSecond / theirsResult.perSecond).toFixed(2)}x | | |`,
-		];
-		process.stdout.write(`\n${rows.join('\n')}\n`);
+		const result = { deliveries: perRound * rounds, ours: summarise(oursRuns), theirs: summarise(theirsRuns) };
+		expect(result.ours.accepted).toBe(result.deliveries);
+		expect(result.theirs.accepted).toBe(result.deliveries);
+		return result;
 	} finally {
-		await n8n.api.deleteWorkflow(ours.id);
-		await n8n.api.deleteWorkflow(theirs.id);
+		await instance.api.deleteWorkflow(ours.id);
+		await instance.api.deleteWorkflow(theirs.id);
 	}
+}
+
+const figures = (result: ReturnType<typeof summarise>) =>
+	`${result.perSecond.toFixed(0)}/s, p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms`;
+
+test('2. Trigger throughput: this trigger vs n8n\'s Webhook node', async () => {
+	const { deliveries, ours, theirs } = await triggerAgainstWebhookNode(n8n, credential, DELIVERIES);
+	const rows = [
+		`| ${deliveries} deliveries, concurrency ${CONCURRENCY} | accepted/s | p50 | p99 |`,
+		'|---|---|---|---|',
+		`| Campaign Calling Trigger (secret checked) | ${ours.perSecond.toFixed(0)} | ${ours.p50.toFixed(1)} ms | ${ours.p99.toFixed(1)} ms |`,
+		`| n8n Webhook node | ${theirs.perSecond.toFixed(0)} | ${theirs.p50.toFixed(1)} ms | ${theirs.p99.toFixed(1)} ms |`,
+		`| ratio (trigger / Webhook node) | ${(ours.perSecond / theirs.perSecond).toFixed(2)}x | | |`,
+	];
+	process.stdout.write(`\n${rows.join('\n')}\n`);
+});
+
+/** n8n 2.41.1's expression-engine settings (its @n8n/config expression-engine config), none set first. */
+const ENGINE_SETTINGS: Array<{ label: string; env: Record<string, string> }> = [
+	{ label: 'none (defaults: pool of 1, eager acquire)', env: {} },
+	{ label: '`N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true`', env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } },
+	{ label: '`N8N_EXPRESSION_ENGINE_POOL_SIZE=2`', env: { N8N_EXPRESSION_ENGINE_POOL_SIZE: '2' } },
+	{ label: '`N8N_EXPRESSION_ENGINE_POOL_SIZE=4`', env: { N8N_EXPRESSION_ENGINE_POOL_SIZE: '4' } },
+	{ label: '`N8N_EXPRESSION_ENGINE_COMPILE_CACHE=true`', env: { N8N_EXPRESSION_ENGINE_COMPILE_CACHE: 'true' } },
+	{
+		label: 'lazy acquire + compile cache',
+		env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true', N8N_EXPRESSION_ENGINE_COMPILE_CACHE: 'true' },
+	},
+];
+
+test('3. Trigger vs Webhook node on 2.41.1\'s default engine, per expression-engine setting', async () => {
+	const only = process.env.BENCH_SETTINGS?.split(',').map(Number);
+	const rows = [
+		`| setting (${SETTING_DELIVERIES} deliveries each, concurrency ${CONCURRENCY}) | this trigger | n8n Webhook node | ratio | n8n RSS idle | after | peak |`,
+		'|---|---|---|---|---|---|---|',
+	];
+	for (const [index, setting] of ENGINE_SETTINGS.entries()) {
+		if (only && !only.includes(index)) continue;
+		const instance = await startN8n({ version: '2.41.1', withPackage: true, extraEnv: setting.env });
+		try {
+			const created = await instance.api.createCredential('bench', CREDENTIAL_TYPE, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
+			const idle = n8nMemoryMiB(instance);
+			simulator.reset();
+			const { ours, theirs } = await triggerAgainstWebhookNode(instance, { id: created.id, name: created.name }, SETTING_DELIVERIES);
+			const after = n8nMemoryMiB(instance);
+			rows.push(
+				`| ${setting.label} | ${figures(ours)} | ${figures(theirs)} | ${(ours.perSecond / theirs.perSecond).toFixed(2)}x | ${idle.rss} MiB | ${after.rss} MiB | ${after.peak} MiB |`,
+			);
+			// Printed as each setting completes, so a long run shows its figures as it goes.
+			process.stdout.write(`\n${rows[rows.length - 1]}\n`);
+		} finally {
+			await instance.stop();
+		}
+	}
+	process.stdout.write(`\n${rows.join('\n')}\n`);
 });

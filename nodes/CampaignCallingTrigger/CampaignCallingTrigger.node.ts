@@ -22,6 +22,7 @@ import {
 	readRegistrations,
 	withoutSecret,
 } from './delivery';
+import { REMEMBERED_KEYS, checkAndRecordKeys, readRepeatKeyPath, repeatKeyHash } from './repeats';
 
 const GROUP_LABELS: Record<string, string> = {
 	call: 'Call',
@@ -93,6 +94,22 @@ export class CampaignCallingTrigger implements INodeType {
 						description:
 							'Whether each item also carries the delivery\'s HTTP headers (under "headers"), without this node\'s secret',
 					},
+					{
+						displayName: 'Ignore Repeats',
+						name: 'ignoreRepeats',
+						type: 'boolean',
+						default: false,
+						description: `Whether a delivery of an event this trigger already received (the service retries deliveries) is acknowledged without starting the workflow. The last ${REMEMBERED_KEYS.toLocaleString('en-US')} events are remembered.`,
+					},
+					{
+						displayName: 'Repeat Key',
+						name: 'repeatKey',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. data.call_id',
+						description:
+							'Used with Ignore Repeats: the dot path of the field that identifies an event, such as data.call_id or event_id. Empty compares whole events. An event without this field is never treated as a repeat.',
+					},
 					...deliveryLimitProperties,
 				],
 			},
@@ -108,6 +125,8 @@ export class CampaignCallingTrigger implements INodeType {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const webhookUrl = this.getNodeWebhookUrl('default') as string;
 				const events = selectedEvents.call(this);
+				// Checked here so a bad Repeat Key fails activation instead of every delivery.
+				repeatKeyPath.call(this);
 				const state = readRegistrations(this.getWorkflowStaticData('node'));
 				const modules = state.registrations[webhookUrl] ?? {};
 				return state.secret !== undefined && events.every((event) => modules[event] !== undefined);
@@ -178,17 +197,41 @@ export class CampaignCallingTrigger implements INodeType {
 		const events = new Set(selectedEvents.call(this));
 		const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
 
-		const items: INodeExecutionData[] = [];
+		const selected: Array<{ entry: IDataObject; eventType: string }> = [];
 		for (const entry of delivery.entries) {
-			const json: IDataObject = { ...entry };
-			if (typeof json.event_type !== 'string' && fallbackEvent !== undefined) json.event_type = fallbackEvent;
+			const eventType = typeof entry.event_type === 'string' ? entry.event_type : fallbackEvent;
 			// Modules of events no longer selected still deliver here; they are acknowledged and dropped.
-			if (typeof json.event_type !== 'string' || !events.has(json.event_type)) continue;
-			if (headers) json.headers = headers;
-			items.push({ json });
+			if (eventType === undefined || !events.has(eventType)) continue;
+			selected.push({ entry, eventType });
 		}
 
-		const acknowledgement = { status: 'ok', received: delivery.entries.length, accepted: items.length };
+		// Test deliveries (the editor's "Listen for test event") take one event and are not remembered.
+		const checkRepeats = options.ignoreRepeats === true && this.getMode() !== 'manual';
+		let fresh = selected;
+		if (checkRepeats && selected.length > 0) {
+			const path = repeatKeyPath.call(this);
+			const trigger = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+			const keys = selected.map(({ entry, eventType }) => repeatKeyHash(entry, path, eventType));
+			const repeats = checkAndRecordKeys(this.getWorkflowStaticData('node'), trigger, keys, Date.now());
+			fresh = selected.filter((_, index) => !repeats[index]);
+		}
+
+		const items: INodeExecutionData[] = fresh.map(({ entry, eventType }) => {
+			const json: IDataObject = { ...entry };
+			if (typeof json.event_type !== 'string') json.event_type = eventType;
+			if (headers) json.headers = headers;
+			return { json };
+		});
+
+		const acknowledgement: IDataObject = { status: 'ok', received: delivery.entries.length, accepted: items.length };
+		if (checkRepeats) {
+			acknowledgement.repeats = selected.length - fresh.length;
+			// Answered here, not by n8n: n8n saves the static data (the new keys) when the answer is
+			// given, and n8n 2.x, answering for the node, does so only after it has set up the
+			// execution, which clears the mark that the static data changed, so the keys were lost.
+			response.status(200).json(acknowledgement);
+			return items.length === 0 ? { noWebhookResponse: true } : { noWebhookResponse: true, workflowData: [items] };
+		}
 		if (items.length === 0) return { webhookResponse: acknowledgement };
 		return { webhookResponse: acknowledgement, workflowData: [items] };
 	}
@@ -198,6 +241,18 @@ function deliveryLimits(this: IHookFunctions): { timeout: number; retryLimit: nu
 	const options = this.getNodeParameter('options', {}) as IDataObject;
 	try {
 		return readDeliveryLimits(options);
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), (error as Error).message, {
+			description: (error as { hint?: string }).hint,
+		});
+	}
+}
+
+function repeatKeyPath(this: IHookFunctions | IWebhookFunctions): string[] {
+	const options = this.getNodeParameter('options', {}) as IDataObject;
+	if (options.ignoreRepeats !== true) return [];
+	try {
+		return readRepeatKeyPath(options.repeatKey);
 	} catch (error) {
 		throw new NodeOperationError(this.getNode(), (error as Error).message, {
 			description: (error as { hint?: string }).hint,

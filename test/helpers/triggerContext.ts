@@ -1,10 +1,19 @@
 /**
  * Drives the trigger node through n8n-core's real HookContext (activation hooks) and
  * WebhookContext (deliveries). The Workflow object keeps its static data between calls, as n8n
- * keeps a workflow's static data between activations.
+ * keeps a workflow's static data between activations. `prepareDelivery` instead does what n8n's
+ * webhook server does per request: load a copy of the saved static data, run webhook(), save it.
  */
 import { HookContext, WebhookContext } from 'n8n-core';
-import type { IDataObject, INode, IWebhookData, IWebhookResponseData, IWorkflowExecuteAdditionalData, WorkflowActivateMode } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	IWebhookData,
+	IWebhookResponseData,
+	IWorkflowExecuteAdditionalData,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { CampaignCallingTrigger } from '../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
@@ -18,7 +27,18 @@ export interface DeliveryRequest {
 	body?: unknown;
 	/** The bytes as received; defaults to JSON of `body`. */
 	raw?: string;
+	/** 'manual' for a delivery to the test URL (the editor's "Listen for test event"). */
+	mode?: WorkflowExecuteMode;
 }
+
+/** What a restarted n8n process starts from: the saved static data, a freshly loaded node type. */
+export interface RestoredTrigger {
+	workflowId: string;
+	staticData: IDataObject;
+	nodeType: CampaignCallingTrigger;
+}
+
+let workflowCount = 0;
 
 export interface DeliveryOutcome {
 	result: IWebhookResponseData;
@@ -28,7 +48,7 @@ export interface DeliveryOutcome {
 }
 
 export class TriggerHarness {
-	readonly nodeType = new CampaignCallingTrigger();
+	readonly nodeType: CampaignCallingTrigger;
 
 	readonly node: INode;
 
@@ -38,9 +58,15 @@ export class TriggerHarness {
 
 	private readonly webhookBaseUrl: string;
 
-	constructor(parameters: IDataObject, credentials: CredentialData, webhookBaseUrl = WEBHOOK_BASE_URL) {
+	constructor(
+		parameters: IDataObject,
+		credentials: CredentialData,
+		webhookBaseUrl = WEBHOOK_BASE_URL,
+		restored?: RestoredTrigger,
+	) {
 		this.credentials = credentials;
 		this.webhookBaseUrl = webhookBaseUrl;
+		this.nodeType = restored?.nodeType ?? new CampaignCallingTrigger();
 		this.node = {
 			id: 'trigger-under-test',
 			name: 'Campaign Calling Trigger',
@@ -51,15 +77,25 @@ export class TriggerHarness {
 			parameters: parameters as INode['parameters'],
 			credentials: { campaignCallingApi: { id: 'credential-1', name: 'Campaign Calling account' } },
 		};
-		this.workflow = new Workflow({
-			id: 'trigger-workflow',
+		// Each harness is its own workflow, as two workflows in one n8n process are.
+		this.workflow = this.workflowWith(restored?.workflowId ?? `trigger-workflow-${++workflowCount}`, restored?.staticData ?? {});
+	}
+
+	private workflowWith(id: string, staticData: IDataObject): Workflow {
+		return new Workflow({
+			id,
 			name: 'Trigger test',
 			nodes: [this.node],
 			connections: {},
 			active: true,
 			nodeTypes: nodeTypesFor(this.nodeType),
-			staticData: {},
+			staticData: structuredClone(staticData),
 		});
+	}
+
+	/** The static data as n8n would have saved it, for a harness standing in for a restarted n8n. */
+	savedStaticData(): IDataObject {
+		return JSON.parse(JSON.stringify(this.workflow.staticData)) as IDataObject;
 	}
 
 	/** Changes the node's parameters, as a user editing the workflow would. */
@@ -81,13 +117,13 @@ export class TriggerHarness {
 		return data;
 	}
 
-	private webhookData(additionalData: IWorkflowExecuteAdditionalData): IWebhookData {
+	private webhookData(additionalData: IWorkflowExecuteAdditionalData, workflow = this.workflow): IWebhookData {
 		return {
 			httpMethod: 'POST',
 			node: this.node.name,
 			path: `${WEBHOOK_ID}/webhook`,
 			webhookDescription: this.nodeType.description.webhooks![0],
-			workflowId: this.workflow.id,
+			workflowId: workflow.id,
 			workflowExecuteAdditionalData: additionalData,
 			webhookId: WEBHOOK_ID,
 		};
@@ -117,6 +153,28 @@ export class TriggerHarness {
 
 	/** Runs `webhook()` for one delivery, as n8n's webhook server would. */
 	async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
+		return await this.runWebhook(this.workflow, request);
+	}
+
+	/**
+	 * Loads a copy of the saved static data now, as n8n does when a request arrives; `run()` then
+	 * runs webhook() on that copy and saves it over the stored one (the last save wins, as in n8n).
+	 * Preparing two deliveries before running either is two requests handled at the same time.
+	 */
+	prepareDelivery(request: DeliveryRequest): { run(): Promise<DeliveryOutcome> } {
+		const requestWorkflow = this.workflowWith(this.workflow.id, this.savedStaticData());
+		return {
+			run: async () => {
+				const outcome = await this.runWebhook(requestWorkflow, request);
+				if (requestWorkflow.staticData.__dataChanged === true) {
+					this.workflow.staticData = requestWorkflow.staticData;
+				}
+				return outcome;
+			},
+		};
+	}
+
+	private async runWebhook(workflow: Workflow, request: DeliveryRequest): Promise<DeliveryOutcome> {
 		const raw = request.raw ?? (request.body === undefined ? '' : JSON.stringify(request.body));
 		const headers: Record<string, string> = {
 			'content-type': 'application/json',
@@ -150,7 +208,15 @@ export class TriggerHarness {
 		const httpRequest = { headers, body: parsed, rawBody: Buffer.from(raw), query: {}, params: {} };
 		const additionalData = this.additionalData();
 		Object.assign(additionalData, { httpRequest, httpResponse: response });
-		const context = new WebhookContext(this.workflow, this.node, additionalData, 'webhook', this.webhookData(additionalData), [], null);
+		const context = new WebhookContext(
+			workflow,
+			this.node,
+			additionalData,
+			request.mode ?? 'webhook',
+			this.webhookData(additionalData, workflow),
+			[],
+			null,
+		);
 		const result = await this.nodeType.webhook.call(context);
 		return { result, ...outcome };
 	}

@@ -1,8 +1,8 @@
 /**
  * The package's cases inside a real n8n, against the simulator: every action operation, error envelopes
- * with and without Continue On Fail, the credential's Test button, and the trigger's activation, delivery
- * and verification. Shared by the single-process suite (nodes.e2e) and the queue-mode suite (queue.e2e):
- * call it inside a describe block.
+ * with and without Continue On Fail, the credential's Test button, and the trigger's activation, delivery,
+ * verification and Ignore Repeats. Shared by the single-process suite (nodes.e2e) and the queue-mode
+ * suite (queue.e2e): call it inside a describe block.
  */
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { executionError, nodeOutput, type Execution, type N8nInstance } from './n8n.ts';
@@ -258,6 +258,38 @@ export function packageCases<T extends N8nInstance>(options: PackageCaseOptions<
 			}
 		});
 
+
+		it('with Ignore Repeats, a repeated event is acknowledged and starts nothing, whichever n8n process takes it', async () => {
+			const trigger = campaignCallingTriggerNode(['call.ended'], credential, { ignoreRepeats: true, repeatKey: 'event_id' });
+			const workflow = await n8n.api.createWorkflow(triggerWorkflow('e2e trigger repeats', trigger));
+			try {
+				await n8n.api.activate(workflow.id);
+				const delivered = await simulator.deliverEvent('call.ended', { event_id: 'event-1' });
+				expect(delivered).toEqual([expect.objectContaining({ ok: true, status: 200 })]);
+				const [execution] = await n8n.api.waitForExecutions(workflow.id, 1);
+				await options.checkExecution?.(n8n, execution);
+
+				// The service's retry of that event, to the process serving the webhook URL and (in queue
+				// mode) to the main as well: the key was kept in the database, not in one process.
+				const module = [...simulator.state.webhookModules.values()].map((owned) => owned.record)[0];
+				for (const base of new Set([n8n.webhookUrl, n8n.url])) {
+					const again = await fetch(`${base}webhook/${trigger.webhookId}/webhook`, {
+						method: 'POST',
+						headers: { 'content-type': 'application/json', ...(module.settings.headers as Record<string, string>) },
+						body: JSON.stringify({ event_type: 'call.ended', event_id: 'event-1', data: {} }),
+					});
+					expect([again.status, await again.json()]).toEqual([200, { status: 'ok', received: 1, accepted: 0, repeats: 1 }]);
+				}
+
+				await simulator.deliverEvent('call.ended', { event_id: 'event-2' });
+				const executions = await n8n.api.waitForExecutions(workflow.id, 2);
+				await options.checkExecution?.(n8n, executions[1]);
+				expect(executions.map((each) => nodeOutput(each, TRIGGER_NODE_NAME)[0].event_id)).toEqual(['event-1', 'event-2']);
+				expect(await n8n.api.listExecutions(workflow.id)).toHaveLength(2);
+			} finally {
+				await n8n.api.deleteWorkflow(workflow.id);
+			}
+		});
 
 		it('registers one module per event, runs on a delivery, refuses forgeries, and re-activates without duplicates', async () => {
 			const trigger = campaignCallingTriggerNode(['call.ended', 'campaign.completed'], credential);

@@ -1,0 +1,224 @@
+/**
+ * The trigger over time, in real n8n: repeated deliveries are acknowledged and start nothing (Ignore
+ * Repeats), and that memory survives a restart of n8n (same user folder and database); a restarted
+ * n8n keeps accepting deliveries without registering anything new at the service; then 1,000
+ * distinct deliveries at concurrency 25, with 200 forged ones mixed in, give exactly 1,000
+ * executions, each with its own marker once; and two copies of one event sent at the same moment
+ * start one execution.
+ */
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
+import {
+	SECRET_HEADER,
+	countBy,
+	inPool,
+	randomSecretLike,
+	registeredSecret,
+	sendDelivery,
+	triggerUrl,
+	type DeliveryAnswer,
+} from './harness/deliveries.ts';
+import { createUserFolder, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
+import { log, sleep } from './harness/process.ts';
+import { e2eVersions } from './harness/runtime.ts';
+import { CREDENTIAL_TYPE, TRIGGER_NODE_NAME, campaignCallingTriggerNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
+
+const GENUINE_COUNT = 1000;
+const FORGED_COUNT = 200;
+const CONCURRENCY = 25;
+const PAIRS = 100;
+const STILL_RUNNING = ['new', 'running', 'waiting'];
+
+/** Every execution of the workflow (the public API pages by 250), oldest first. */
+async function allExecutions(n8n: N8nInstance, workflowId: string, includeData = false): Promise<Execution[]> {
+	const executions: Execution[] = [];
+	let cursor: string | undefined;
+	do {
+		const query = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250' });
+		if (cursor) query.set('cursor', cursor);
+		const page = await n8n.api.publicApi<{ data: Execution[]; nextCursor?: string | null }>('GET', `/executions?${query}`);
+		if (page.status !== 200) throw new Error(`GET /executions: HTTP ${page.status} ${JSON.stringify(page.body).slice(0, 500)}`);
+		executions.push(...page.body.data.map((execution) => ({ ...execution, id: String(execution.id) })));
+		cursor = page.body.nextCursor ?? undefined;
+	} while (cursor);
+	return executions.sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/** Waits until `count` executions have finished, then a moment more so an extra one would show. */
+async function finishedExecutions(n8n: N8nInstance, workflowId: string, count: number, timeoutMs = 180_000): Promise<Execution[]> {
+	const deadline = Date.now() + timeoutMs;
+	let finished = 0;
+	while (Date.now() < deadline) {
+		const all = await allExecutions(n8n, workflowId);
+		finished = all.filter((execution) => !STILL_RUNNING.includes(execution.status)).length;
+		if (finished >= count && all.length === finished) {
+			await sleep(1500);
+			return await allExecutions(n8n, workflowId, true);
+		}
+		await sleep(1000);
+	}
+	throw new Error(`Workflow ${workflowId} has ${finished} of ${count} finished executions after ${timeoutMs / 1000} s`);
+}
+
+const event = (marker: string, extra: Record<string, unknown> = {}) => ({
+	event_type: 'call.ended',
+	event_id: randomUUID(),
+	data: { contact_id: DEMO.completedContactId, marker, ...extra },
+});
+
+describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load', (version) => {
+	let simulator: Simulator;
+	let n8n: N8nInstance;
+	let userFolder: string;
+	let credential: CredentialRef;
+
+	const modules = () => [...simulator.state.webhookModules.values()].map((owned) => owned.record);
+
+	/**
+	 * Stops n8n and starts it again on the same user folder (its SQLite database, the package installed
+	 * there) and port: the webhook URLs registered at the service stay the same, as on a real server.
+	 */
+	async function restart(): Promise<number> {
+		const { port } = n8n;
+		await n8n.stop();
+		n8n = await startN8n({ version, userFolder, port });
+		return n8n.startToReadyMs;
+	}
+
+	/** An active workflow started by the trigger, with the URL and secret a module of the service uses. */
+	async function activeTrigger(name: string, options: Record<string, unknown>) {
+		const trigger = campaignCallingTriggerNode(['call.ended'], credential, options);
+		const workflow = await n8n.api.createWorkflow(triggerWorkflow(name, trigger));
+		await n8n.api.activate(workflow.id);
+		const url = triggerUrl(n8n, trigger);
+		return { trigger, workflowId: workflow.id, url, secret: registeredSecret(simulator, url) };
+	}
+
+	const deliver = async (url: string, secret: string, body: unknown): Promise<DeliveryAnswer> =>
+		await sendDelivery(url, {
+			headers: [
+				['content-type', 'application/json'],
+				[SECRET_HEADER, secret],
+			],
+			body: JSON.stringify(body),
+		});
+
+	const markers = (executions: Execution[]) =>
+		executions.flatMap((execution) => nodeOutput(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker?: string }).marker));
+
+	beforeAll(async () => {
+		simulator = await startSimulator({ recordBodies: false });
+		userFolder = createUserFolder(`durability-${version}`);
+		n8n = await startN8n({ version, userFolder, withPackage: true });
+		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
+			baseUrl: `${simulator.url}/`,
+			apiKey: DEMO.apiKey,
+		});
+		credential = { id: created.id, name: created.name };
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await simulator?.close();
+		if (userFolder && !process.env.E2E_KEEP_WORK) rmSync(userFolder, { recursive: true, force: true });
+	});
+
+	let wholeBody: { trigger: WorkflowNode; workflowId: string; url: string; secret: string };
+	let byCallId: { trigger: WorkflowNode; workflowId: string; url: string; secret: string };
+	const firstEvent = event('whole-1');
+	const firstCall = event('call-1', { call_id: 'c-1' });
+
+	it('Ignore Repeats: the same event twice starts one execution; another event starts another; off, both run', async () => {
+		wholeBody = await activeTrigger('repeats: whole body', { ignoreRepeats: true });
+		byCallId = await activeTrigger('repeats: data.call_id', { ignoreRepeats: true, repeatKey: 'data.call_id' });
+		const off = await activeTrigger('repeats: off', {});
+
+		// The service's own delivery, then the same event again as its retry would send it.
+		const first = await deliver(wholeBody.url, wholeBody.secret, firstEvent);
+		const again = await deliver(wholeBody.url, wholeBody.secret, firstEvent);
+		const other = await deliver(wholeBody.url, wholeBody.secret, event('whole-2'));
+		expect([first.status, JSON.parse(first.text)]).toEqual([200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }]);
+		expect([again.status, JSON.parse(again.text)]).toEqual([200, { status: 'ok', received: 1, accepted: 0, repeats: 1 }]);
+		expect(other.status).toBe(200);
+		expect(markers(await finishedExecutions(n8n, wholeBody.workflowId, 2))).toEqual(['whole-1', 'whole-2']);
+
+		// Keyed on data.call_id: another event_id with the same call is a repeat; a body without the key never is.
+		await deliver(byCallId.url, byCallId.secret, firstCall);
+		const sameCall = await deliver(byCallId.url, byCallId.secret, event('call-1-again', { call_id: 'c-1' }));
+		expect(JSON.parse(sameCall.text)).toEqual({ status: 'ok', received: 1, accepted: 0, repeats: 1 });
+		const keyless = event('no-key');
+		await deliver(byCallId.url, byCallId.secret, keyless);
+		await deliver(byCallId.url, byCallId.secret, keyless);
+		expect(markers(await finishedExecutions(n8n, byCallId.workflowId, 3))).toEqual(['call-1', 'no-key', 'no-key']);
+
+		const repeated = event('off');
+		await deliver(off.url, off.secret, repeated);
+		await deliver(off.url, off.secret, repeated);
+		expect(markers(await finishedExecutions(n8n, off.workflowId, 2))).toEqual(['off', 'off']);
+		await n8n.api.deleteWorkflow(off.workflowId);
+	});
+
+	it('after a restart of n8n: repeats are still known, deliveries are accepted, nothing new is registered at the service', async () => {
+		const registered = modules().length;
+		const readyMs = await restart();
+		log(`n8n ${version}: restarted on the same database, ready in ${(readyMs / 1000).toFixed(1)} s`);
+
+		const again = await deliver(wholeBody.url, wholeBody.secret, firstEvent);
+		expect([again.status, JSON.parse(again.text)]).toEqual([200, { status: 'ok', received: 1, accepted: 0, repeats: 1 }]);
+		const sameCall = await deliver(byCallId.url, byCallId.secret, event('call-1-after-restart', { call_id: 'c-1' }));
+		expect(JSON.parse(sameCall.text)).toEqual({ status: 'ok', received: 1, accepted: 0, repeats: 1 });
+
+		// The service's own delivery of a new event still reaches the restarted n8n and runs the workflow.
+		const delivered = await simulator.deliverEvent('call.ended', { data: { marker: 'after-restart' } });
+		const statusAt = (url: string) => delivered.find((result) => result.url === url)?.status;
+		expect([statusAt(wholeBody.url), statusAt(byCallId.url)]).toEqual([200, 200]);
+		expect(markers(await finishedExecutions(n8n, wholeBody.workflowId, 3))).toEqual(['whole-1', 'whole-2', 'after-restart']);
+		expect(markers(await finishedExecutions(n8n, byCallId.workflowId, 4))).toEqual(['call-1', 'no-key', 'no-key', 'after-restart']);
+		expect(modules()).toHaveLength(registered);
+	});
+
+	it(`${GENUINE_COUNT} distinct deliveries at concurrency ${CONCURRENCY} with ${FORGED_COUNT} forged ones: every genuine one answered 2xx, ${GENUINE_COUNT} executions, each marker once`, async () => {
+		// The trigger's default options, as most workflows have them.
+		const { workflowId, url, secret } = await activeTrigger('load', {});
+		const genuine = Array.from({ length: GENUINE_COUNT }, (_, index) => event(`load-${index}`));
+		// After every fifth genuine delivery a forged one: another secret of the same shape, a marker of its own.
+		const work: Array<{ body: unknown; secret: string; forged: boolean }> = [];
+		genuine.forEach((body, index) => {
+			work.push({ body, secret, forged: false });
+			if (index % 5 === 4) work.push({ body: event(`forged-${index}`), secret: randomSecretLike(), forged: true });
+		});
+		expect(work.filter((entry) => entry.forged)).toHaveLength(FORGED_COUNT);
+
+		const started = Date.now();
+		const answers = await inPool(work, CONCURRENCY, async (entry) => await deliver(url, entry.secret, entry.body));
+		const seconds = (Date.now() - started) / 1000;
+		log(
+			`n8n ${version}: ${work.length} deliveries (${GENUINE_COUNT} genuine, ${FORGED_COUNT} forged) at concurrency ${CONCURRENCY} ` +
+				`in ${seconds.toFixed(1)} s: ${(work.length / seconds).toFixed(1)} deliveries/s`,
+		);
+
+		const statuses = (forged: boolean) => countBy(answers.filter((_, index) => work[index].forged === forged), (answer) => String(answer.status));
+		expect(statuses(false)).toEqual({ 200: GENUINE_COUNT });
+		expect(statuses(true)).toEqual({ 401: FORGED_COUNT });
+
+		const executions = await finishedExecutions(n8n, workflowId, GENUINE_COUNT, 300_000);
+		expect(executions).toHaveLength(GENUINE_COUNT);
+		expect(countBy(executions, (execution) => execution.status)).toEqual({ success: GENUINE_COUNT });
+		expect(markers(executions).sort()).toEqual(genuine.map((body) => body.data.marker).sort());
+		await n8n.api.deleteWorkflow(workflowId);
+	});
+
+	it(`Ignore Repeats with both copies of ${PAIRS} events delivered at the same moment (concurrency ${CONCURRENCY}): ${PAIRS} executions`, async () => {
+		const { workflowId, url, secret } = await activeTrigger('concurrent repeats', { ignoreRepeats: true, repeatKey: 'event_id' });
+		const events = Array.from({ length: PAIRS }, (_, index) => event(`pair-${index}`));
+		// Each event twice in a row: the pool sends both copies before either is answered.
+		const answers = await inPool(events.flatMap((body) => [body, body]), CONCURRENCY, async (body) => await deliver(url, secret, body));
+		expect(countBy(answers, (answer) => `${answer.status} repeats ${(JSON.parse(answer.text) as { repeats: number }).repeats}`)).toEqual({
+			'200 repeats 0': PAIRS,
+			'200 repeats 1': PAIRS,
+		});
+		const executions = await finishedExecutions(n8n, workflowId, PAIRS);
+		expect(markers(executions).sort()).toEqual(events.map((body) => body.data.marker).sort());
+	});
+});
