@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { InvalidInputError, quote } from '../CampaignCalling/actions/shared/validation';
+import { InvalidInputError, quote } from '../shared/validation';
 
 /** How many keys each trigger remembers; older ones are forgotten first. */
 export const REMEMBERED_KEYS = 10_000;
