@@ -4,7 +4,7 @@
  * Reused when valid, repaired when an earlier install was cut off. Three lanes run side by side: n8n's npm
  * installs (mostly waiting on the disk and the registry), the sqlite3 compiles (CPU) and apt-get.
  */
-import { log } from './process.ts';
+import { log, sweepOrphans } from './process.ts';
 import { ensureRuntime, ensureSqlite3Build, hasWorkingSqlite3 } from './runtime.ts';
 import type { N8nVersion } from './runtime.ts';
 import { ensureDebianPackages } from './system.ts';
@@ -19,6 +19,8 @@ export interface Needs {
 
 export async function prepare(needs: Needs): Promise<void> {
 	const startedAt = Date.now();
+	// A server a killed run left going from an install folder would be in the way of repairing that install.
+	sweepOrphans();
 	const n8nInstalls = (async () => {
 		// One after the other: two npm installs at once only compete for the same disk.
 		for (const version of needs.n8n) await ensureRuntime(version, { sqlite3: needs.sqlite3 });

@@ -1,7 +1,7 @@
 /** Process helpers shared by the harness: progress logging, commands, free ports, long-running servers. */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -356,6 +356,35 @@ function killGroup(record: GroupRecord): boolean {
 		});
 	}
 	return true;
+}
+
+/**
+ * SIGKILLs every process whose working folder is `dir` or inside it (an install a killed run left going,
+ * a server started from that folder), waits until they are gone, and returns their pids.
+ */
+export async function stopProcessesWorkingIn(dir: string): Promise<number[]> {
+	const inside = (pid: string) => {
+		try {
+			const cwd = readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, '');
+			return cwd === dir || cwd.startsWith(`${dir}/`);
+		} catch {
+			return false;
+		}
+	};
+	const pids = readdirSync('/proc')
+		.filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid && inside(entry))
+		.map(Number);
+	for (const pid of pids) {
+		try {
+			process.kill(pid, 'SIGKILL');
+		} catch {
+			// Already gone.
+		}
+	}
+	for (let waited = 0; waited < 10_000 && pids.some((pid) => statFields(pid) !== undefined && statFields(pid)?.[0] !== 'Z'); waited += 100) {
+		await sleep(100);
+	}
+	return pids;
 }
 
 function groupMembers(pgid: number): number[] {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { cleanEnv, log, runCommand, sleep } from './process.ts';
+import { cleanEnv, log, runCommand, sleep, stopProcessesWorkingIn } from './process.ts';
 
 export const N8N_VERSIONS = ['2.41.1', '1.123.81'] as const;
 export type N8nVersion = (typeof N8N_VERSIONS)[number];
@@ -164,11 +164,18 @@ async function installN8n(version: N8nVersion, source: string, dir: string, npmE
 	}
 	// Install scripts that download prebuilt binaries from outside the registry would fail; the one native
 	// module n8n needs with SQLite is built by ensureSqlite3Build.
-	try {
-		await runCommand('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+	const install = () =>
+		runCommand('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
 			cwd: dir,
 			env: npmEnv,
 			label: `npm install (n8n ${version})`,
+		});
+	try {
+		await install().catch(async () => {
+			// npm sometimes trips over its own half-written tree (ENOTEMPTY and the like): once more from nothing.
+			log(`n8n ${version}: npm install failed; removing ${join(dir, 'node_modules')} and trying once more`);
+			rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
+			await install();
 		});
 	} catch (error) {
 		throw new Error(
@@ -239,7 +246,13 @@ async function withInstallLock(dir: string, what: string, work: () => Promise<vo
 				// Gone without releasing it (killed mid-install), or still writing its pid: a second look decides.
 				await sleep(1_000);
 				const again = Number(readFileSync(join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }).trim());
-				if (!again || !isAlive(again)) rmSync(lock, { recursive: true, force: true });
+				if (!again || !isAlive(again)) {
+					// What the dead holder started may still be at work in the folder (npm finishing after a Ctrl-C):
+					// a second install beside it would fail, or leave a mix of both.
+					const stopped = await stopProcessesWorkingIn(dir);
+					if (stopped.length > 0) log(`${what}: stopped what an interrupted install left running in ${dir} (pids ${stopped.join(', ')})`);
+					rmSync(lock, { recursive: true, force: true });
+				}
 				continue;
 			}
 			if (waitingSince === undefined || Date.now() - waitingSince >= 30_000) {
