@@ -133,16 +133,7 @@ export async function createIntegrationModule(
 	settings: DeliverySettings,
 	call: ServiceCall = {},
 ): Promise<IDataObject> {
-	const body: IDataObject = {
-		type,
-		settings: {
-			webhook_method: settings.method,
-			url: settings.url,
-			headers: settings.headers,
-			timeout: settings.timeout,
-			retry_limit: settings.retryLimit,
-		},
-	};
+	const body: IDataObject = { type, settings: settingsBody(settings, 'webhook_method') };
 	return (await serviceRequest.call(this, {
 		method: 'POST',
 		path: '/v1/modules/integration',
@@ -159,16 +150,7 @@ export async function createWebhookModule(
 	settings: DeliverySettings,
 	call: ServiceCall = {},
 ): Promise<IDataObject> {
-	const body: IDataObject = {
-		event_type: eventType,
-		settings: {
-			method: settings.method,
-			url: settings.url,
-			headers: settings.headers,
-			timeout: settings.timeout,
-			retry_limit: settings.retryLimit,
-		},
-	};
+	const body: IDataObject = { event_type: eventType, settings: settingsBody(settings, 'method') };
 	return (await serviceRequest.call(this, {
 		method: 'POST',
 		path: '/v1/modules/webhook',
@@ -176,4 +158,15 @@ export async function createWebhookModule(
 		answer: 'record',
 		...asCalledBy(call, 'Create Webhook Module'),
 	})) as IDataObject;
+}
+
+/** A module's settings in the service's names; the two module kinds name the method field differently (spec, endpoints 5 and 7). */
+function settingsBody(settings: DeliverySettings, methodField: 'webhook_method' | 'method'): IDataObject {
+	return {
+		[methodField]: settings.method,
+		url: settings.url,
+		headers: settings.headers,
+		timeout: settings.timeout,
+		retry_limit: settings.retryLimit,
+	};
 }

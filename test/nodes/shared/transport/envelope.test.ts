@@ -1,7 +1,5 @@
 import { inspect } from 'node:util';
 
-import type { IDataObject } from 'n8n-workflow';
-
 import {
 	isPlainObject,
 	redactSecret,
@@ -9,32 +7,9 @@ import {
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import type { FaultSpec } from '../../../simulator/server.ts';
 import { DEMO, NO_RETRIES, closedPort, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';
+import { getContact, getCampaign, addContact, createIntegration } from '../../../helpers/actionParameters.ts';
 
 const sim = useSimulator();
-
-const getContact = (extra: IDataObject = {}) => ({
-	resource: 'contact',
-	operation: 'get',
-	contactId: DEMO.completedContactId,
-	...extra,
-});
-const getCampaign = (extra: IDataObject = {}) => ({ resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId, ...extra });
-const addContact = (extra: IDataObject = {}) => ({
-	resource: 'contact',
-	operation: 'addToCampaign',
-	campaignId: DEMO.campaignId,
-	firstName: 'Ada',
-	lastName: 'Lovelace',
-	phoneNumber: '+14155550199',
-	...extra,
-});
-const createIntegration = (extra: IDataObject = {}) => ({
-	resource: 'integration',
-	operation: 'create',
-	integrationType: 'custom',
-	url: 'https://hooks.example.com/x',
-	...extra,
-});
 
 /** Everything of an error a user or a log could see. */
 function visible(error: Error & { description?: string }): string {

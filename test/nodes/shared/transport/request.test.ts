@@ -1,27 +1,9 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { normaliseBaseUrl } from '../../../../nodes/shared/transport/request';
 import { executeContextFor, runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';
+import { getContact, getCampaign, addContact } from '../../../helpers/actionParameters.ts';
 
 const sim = useSimulator();
-
-const getContact = (extra: IDataObject = {}) => ({
-	resource: 'contact',
-	operation: 'get',
-	contactId: DEMO.completedContactId,
-	...extra,
-});
-const getCampaign = (extra: IDataObject = {}) => ({ resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId, ...extra });
-const addContact = (extra: IDataObject = {}) => ({
-	resource: 'contact',
-	operation: 'addToCampaign',
-	campaignId: DEMO.campaignId,
-	firstName: 'Ada',
-	lastName: 'Lovelace',
-	phoneNumber: '+14155550199',
-	...extra,
-});
 
 describe('transport: requests', () => {
 	it('sends Authorization: Bearer <key> and JSON on every request', async () => {
