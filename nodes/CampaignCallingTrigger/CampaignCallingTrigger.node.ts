@@ -126,7 +126,7 @@ export class CampaignCallingTrigger implements INodeType {
 				const webhookUrl = this.getNodeWebhookUrl('default') as string;
 				const events = selectedEvents.call(this);
 				// Checked here so a bad Repeat Key fails activation instead of every delivery.
-				repeatKeyPath.call(this);
+				repeatKeyPath.call(this, this.getNodeParameter('options', {}) as IDataObject);
 				const state = readRegistrations(this.getWorkflowStaticData('node'));
 				const modules = state.registrations[webhookUrl] ?? {};
 				return state.secret !== undefined && events.every((event) => modules[event] !== undefined);
@@ -209,7 +209,7 @@ export class CampaignCallingTrigger implements INodeType {
 		const checkRepeats = options.ignoreRepeats === true && this.getMode() !== 'manual';
 		let fresh = selected;
 		if (checkRepeats && selected.length > 0) {
-			const path = repeatKeyPath.call(this);
+			const path = repeatKeyPath.call(this, options);
 			const trigger = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 			const keys = selected.map(({ entry, eventType }) => repeatKeyHash(entry, path, eventType));
 			const repeats = checkAndRecordKeys(this.getWorkflowStaticData('node'), trigger, keys, Date.now());
@@ -248,8 +248,8 @@ function deliveryLimits(this: IHookFunctions): { timeout: number; retryLimit: nu
 	}
 }
 
-function repeatKeyPath(this: IHookFunctions | IWebhookFunctions): string[] {
-	const options = this.getNodeParameter('options', {}) as IDataObject;
+/** Repeat Key as path segments when Ignore Repeats is on, from the Options the caller has read. */
+function repeatKeyPath(this: IHookFunctions | IWebhookFunctions, options: IDataObject): string[] {
 	if (options.ignoreRepeats !== true) return [];
 	try {
 		return readRepeatKeyPath(options.repeatKey);
