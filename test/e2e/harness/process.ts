@@ -394,7 +394,8 @@ function groupMembers(pgid: number): number[] {
 		.map(Number);
 }
 
-function readJson<T>(file: string): T | undefined {
+/** A JSON file's value, or undefined when it is missing or not JSON. */
+export function readJson<T>(file: string): T | undefined {
 	try {
 		return JSON.parse(readFileSync(file, 'utf8')) as T;
 	} catch {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
-import { cleanEnv, log, runCommand, sleep, stopProcessesWorkingIn } from './process.ts';
+import { cleanEnv, log, readJson, runCommand, sleep, stopProcessesWorkingIn } from './process.ts';
 
 export const N8N_VERSIONS = ['2.41.1', '1.123.81'] as const;
 export type N8nVersion = (typeof N8N_VERSIONS)[number];
@@ -87,7 +87,7 @@ export async function ensureRuntime(version: N8nVersion, options: RuntimeOptions
 	const nodeBinary = spec.nodeBinary();
 	const nodeVersion = nodeVersionOf(nodeBinary);
 	const nodeMajor = Number(nodeVersion.split('.')[0]);
-	const env = { PATH: `${dirname(nodeBinary)}${delimiter}${process.env.PATH ?? ''}`, ...spec.env };
+	const env = { PATH: pathWithNodeFirst(nodeBinary), ...spec.env };
 	const npmEnv = installEnv(nodeBinary, env);
 	const wantsSqlite3 = options.sqlite3 ?? true;
 
@@ -127,7 +127,7 @@ export async function ensureRuntime(version: N8nVersion, options: RuntimeOptions
 export function hasWorkingSqlite3(version: N8nVersion): boolean {
 	const dir = join(cacheDir(), `n8n-${version}`);
 	const nodeBinary = RUNTIMES[version].nodeBinary();
-	const env = { ...cleanEnv(), PATH: `${dirname(nodeBinary)}${delimiter}${process.env.PATH ?? ''}` };
+	const env = { ...cleanEnv(), PATH: pathWithNodeFirst(nodeBinary) };
 	return existsSync(join(dir, N8N_ENTRY)) && sqlite3Loads(dir, nodeBinary, env);
 }
 
@@ -208,7 +208,7 @@ export async function ensureSqlite3Build(n8nVersion: N8nVersion): Promise<string
 		writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, dependencies: { sqlite3: version } })}\n`);
 		await runCommand('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
 			cwd: dir,
-			env: installEnv(nodeBinary, { PATH: `${dirname(nodeBinary)}${delimiter}${process.env.PATH ?? ''}` }),
+			env: installEnv(nodeBinary, { PATH: pathWithNodeFirst(nodeBinary) }),
 			label: `building sqlite3 ${version} for Node ${nodeMajor} from source (a C compiler's work: 1-5 minutes, once)`,
 		});
 		if (!existsSync(binary)) throw new Error(`sqlite3 ${version} was built in ${dir}, but ${binary} is missing`);
@@ -325,11 +325,12 @@ function hashFiles(files: string[]): string {
 }
 
 function readStamp(dir: string): RuntimeStamp | undefined {
-	try {
-		return JSON.parse(readFileSync(join(dir, STAMP_FILE), 'utf8')) as RuntimeStamp;
-	} catch {
-		return undefined;
-	}
+	return readJson<RuntimeStamp>(join(dir, STAMP_FILE));
+}
+
+/** PATH with this Node's folder first, so npm and what it runs use that Node. */
+function pathWithNodeFirst(nodeBinary: string): string {
+	return `${dirname(nodeBinary)}${delimiter}${process.env.PATH ?? ''}`;
 }
 
 function writeStamp(dir: string, stamp: RuntimeStamp): void {
