@@ -8,11 +8,11 @@
  * that same analysis on the unpacked `npm pack` output and on the source files the scanner lints in
  * an attested checkout. No network. Needs a build (`npm run build`). Exits non-zero on any problem.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, globSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, globSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
+import { packTarball, unpackTarball } from '../test/e2e/harness/package.ts';
 
 interface AnalysisResult {
 	passed: boolean;
@@ -58,22 +58,6 @@ const scanner = (await import(scannerPath)) as Scanner;
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as PackageManifest;
 
 const problems: string[] = [];
-
-function pack(destination: string): { tarball: string; size: number; files: string[] } {
-	const result = spawnSync('npm', ['pack', '--json', '--pack-destination', destination], {
-		cwd: repoRoot,
-		encoding: 'utf8',
-	});
-	if (result.status !== 0) throw new Error(`npm pack failed:\n${result.stderr}`);
-	const [packed] = JSON.parse(result.stdout) as Array<{ filename: string; size: number; files: Array<{ path: string }> }>;
-	return { tarball: join(destination, packed.filename), size: packed.size, files: packed.files.map((file) => file.path) };
-}
-
-function unpack(tarball: string, destination: string): void {
-	mkdirSync(destination);
-	const result = spawnSync('tar', ['-xzf', tarball, '-C', destination, '--strip-components=1'], { encoding: 'utf8' });
-	if (result.status !== 0) throw new Error(`tar failed:\n${result.stderr}`);
-}
 
 /** n8n loads the entries package.json names, their codex files and the light and dark icons they reference. */
 function checkContents(files: string[], unpacked: string): void {
@@ -144,9 +128,9 @@ const work = mkdtempSync(join(tmpdir(), 'scan-package-'));
 try {
 	console.log(`scan: ${manifest.name}@${manifest.version} with @n8n/scan-community-package ${scannerManifest.version}`);
 	if (!existsSync(join(repoRoot, 'dist'))) throw new Error('no dist/: run `npm run build` first');
-	const packed = pack(work);
+	const packed = packTarball(repoRoot, work);
 	const unpacked = join(work, 'package');
-	unpack(packed.tarball, unpacked);
+	unpackTarball(packed.tarball, unpacked);
 	console.log(`tarball ${posix.basename(packed.tarball)} (${(packed.size / 1000).toFixed(1)} kB):`);
 	checkContents(packed.files, unpacked);
 	await analyze('tarball', unpacked, TARBALL_PATTERNS);

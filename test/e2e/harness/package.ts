@@ -29,6 +29,33 @@ export interface InstalledPackage {
 	credentialFiles: string[];
 }
 
+export interface PackedTarball {
+	tarball: string;
+	/** The tarball's size in bytes. */
+	size: number;
+	/** The paths it holds, as npm lists them. */
+	files: string[];
+}
+
+/** `npm pack` of the package at `packageRoot` into `destination`: what users download from the registry. */
+export function packTarball(packageRoot: string, destination: string): PackedTarball {
+	const result = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], {
+		cwd: packageRoot,
+		env: cleanEnv(),
+		encoding: 'utf8',
+	});
+	if (result.status !== 0) throw new Error(`npm pack failed in ${packageRoot}:\n${result.stderr}`);
+	const [packed] = JSON.parse(result.stdout) as Array<{ filename: string; size: number; files: Array<{ path: string }> }>;
+	return { tarball: join(destination, packed.filename), size: packed.size, files: packed.files.map((file) => file.path) };
+}
+
+/** Unpacks a packed tarball into `dir` (created if missing), without npm's leading `package/` folder. */
+export function unpackTarball(tarball: string, dir: string): void {
+	mkdirSync(dir, { recursive: true });
+	const result = spawnSync('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1'], { encoding: 'utf8' });
+	if (result.status !== 0) throw new Error(`Unpacking ${basename(tarball)} failed:\n${result.stderr}`);
+}
+
 /**
  * Packs the package at `packageRoot` (the repo by default; it must be built) and installs it into
  * `userFolder`, before n8n starts there. Throws when the packed tree is not loadable by n8n.
@@ -39,20 +66,12 @@ export async function installPackage(userFolder: string, packageRoot = process.c
 
 	const packDir = mkdtempSync(join(tmpdir(), 'campaign-calling-pack-'));
 	try {
-		const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packDir], {
-			cwd: packageRoot,
-			env: cleanEnv(),
-			encoding: 'utf8',
-		});
-		if (pack.status !== 0) throw new Error(`npm pack failed in ${packageRoot}:\n${pack.stderr}`);
-		const tarball = join(packDir, (JSON.parse(pack.stdout) as Array<{ filename: string }>)[0].filename);
+		const { tarball } = packTarball(packageRoot, packDir);
 
 		const nodesFolder = join(userFolder, '.n8n', 'nodes');
 		const dir = join(nodesFolder, 'node_modules', manifest.name);
 		rmSync(dir, { recursive: true, force: true });
-		mkdirSync(dir, { recursive: true });
-		const untar = spawnSync('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1'], { encoding: 'utf8' });
-		if (untar.status !== 0) throw new Error(`Unpacking ${basename(tarball)} failed:\n${untar.stderr}`);
+		unpackTarball(tarball, dir);
 
 		const packed = readManifest(join(dir, 'package.json'));
 		const runtimeManifest = Object.fromEntries(
