@@ -4,31 +4,24 @@
  * output left exactly as it was, Update Campaign's Webhook Flow as a plain ID (saved before 0.2) and as a
  * resource locator, and the locator's list as the editor fetches it.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import { SIMPLIFIED_CAMPAIGN_FIELDS } from '../../nodes/CampaignCalling/actions/campaign/get.operation';
+import { startScriptedServer, type ScriptedServer } from '../helpers/kit.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { nodeOutput, startN8n, type N8nInstance } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, campaignCallingNode, webhookDriven, type CredentialRef } from './harness/workflows.ts';
 
 /** Answers every request with the page of the current case: what a wrong Base URL might point at. */
-interface WrongServer {
-	url: string;
-	answer: { status: number; contentType?: string; body: string };
-	close(): Promise<void>;
-}
+type WrongServer = ScriptedServer & { answer: { status: number; contentType?: string; body: string } };
 
 async function startWrongServer(): Promise<WrongServer> {
-	const wrong = { answer: { status: 200, body: '' } } as WrongServer;
-	const server: Server = createServer((_request, response) => {
-		response.writeHead(wrong.answer.status, wrong.answer.contentType ? { 'content-type': wrong.answer.contentType } : {});
-		response.end(wrong.answer.body);
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	wrong.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-	wrong.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+	const wrong: WrongServer = Object.assign(
+		await startScriptedServer((_request, response) => {
+			response.writeHead(wrong.answer.status, wrong.answer.contentType ? { 'content-type': wrong.answer.contentType } : {});
+			response.end(wrong.answer.body);
+		}),
+		{ answer: { status: 200, body: '' } },
+	);
 	return wrong;
 }
 
