@@ -31,6 +31,8 @@ export interface RunOptions {
 	items?: INodeExecutionData[];
 	credentials: CredentialData;
 	continueOnFail?: boolean;
+	/** The node's Settings → On Error; `continueOnFail: true` is 'continueRegularOutput'. */
+	onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
 	/** The node's typeVersion as a saved workflow holds it; 1 unless given. */
 	typeVersion?: number;
 }
@@ -84,6 +86,7 @@ export function executeContextFor(options: RunOptions): { context: ExecuteContex
 		parameters: options.parameters as INode['parameters'],
 		credentials: { campaignCallingApi: { id: 'credential-1', name: 'Campaign Calling account' } },
 		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...(options.onError ? { onError: options.onError } : {}),
 	};
 	const workflow = new Workflow({
 		id: 'workflow-under-test',

@@ -38,6 +38,21 @@ const operations: Record<string, Record<string, AnyOperation>> = {
 /** Per input item: its output items, or the error that replaced them. */
 type ItemResult = { output: IDataObject[] } | { error: Error; keep: IDataObject };
 
+/**
+ * From this node version on, error items can leave on n8n's error output, and a refusal of the whole
+ * run gives error items under Continue On Fail. Earlier versions keep their outputs exactly.
+ */
+export const ERROR_ITEMS_FROM_VERSION = 1.2;
+
+/**
+ * Records why an item failed, or throws when the run must stop. `refuseRun` is for a refusal that
+ * covers every item (a node-wide option, a cap on the run): nothing is sent for any item.
+ */
+interface Failures {
+	failItem(itemIndex: number, error: unknown, keep?: IDataObject): void;
+	refuseRun(error: unknown, keepOf?: (itemIndex: number) => IDataObject): void;
+}
+
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	if (items.length === 0) return [[]];
@@ -50,56 +65,108 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	const params = new ParameterReader(this);
-	try {
-		tuneRequests(this, readRequestTuning(params));
-	} catch (error) {
-		throw toNodeError.call(this, error, 0);
-	}
+	const node = this.getNode();
+	const errorItemsVersion = node.typeVersion >= ERROR_ITEMS_FROM_VERSION;
 	const continueOnFail = this.continueOnFail();
 	const results: ItemResult[] = new Array(items.length);
 
-	const fail = (itemIndex: number, error: unknown, keep: IDataObject = {}) => {
-		const nodeError = toNodeError.call(this, error, itemIndex);
-		if (!continueOnFail) throw nodeError;
-		results[itemIndex] = { error: nodeError, keep };
+	const failures: Failures = {
+		failItem: (itemIndex, error, keep = {}) => {
+			const nodeError = toNodeError.call(this, error, itemIndex);
+			if (!continueOnFail) throw nodeError;
+			results[itemIndex] = { error: nodeError, keep };
+		},
+		refuseRun: (error, keepOf = () => ({})) => {
+			const nodeError = toNodeError.call(this, error, 0);
+			// Before 1.2 a refused run throws even under Continue On Fail, and n8n then passes the input
+			// items on as success output; 1.2 marks every item failed, so none passes as if it was sent.
+			if (!continueOnFail || !errorItemsVersion) throw nodeError;
+			for (let i = 0; i < results.length; i++) {
+				// An item that failed on its own keeps its own, more specific, error.
+				if (!results[i]) results[i] = { error: nodeError, keep: keepOf(i) };
+			}
+		},
 	};
 
-	if (operation.kind === 'perItem') {
-		const prepared: unknown[] = new Array(items.length);
-		// Every item is checked before the first request, so bad input never half-runs.
-		for (let i = 0; i < items.length; i++) {
-			try {
-				prepared[i] = operation.prepare.call(this, i, params);
-			} catch (error) {
-				fail(i, error);
-			}
-		}
-		for (let i = 0; i < items.length; i++) {
-			if (results[i]) continue;
-			try {
-				const answer = await operation.send.call(this, prepared[i], i);
-				results[i] = { output: Array.isArray(answer) ? answer : [answer] };
-			} catch (error) {
-				fail(i, error);
-			}
-		}
-	} else {
-		await runBatched.call(this, operation, items.length, params, results, fail);
+	let tuned = false;
+	try {
+		tuneRequests(this, readRequestTuning(params));
+		tuned = true;
+	} catch (error) {
+		failures.refuseRun(error);
+	}
+	if (tuned) {
+		if (operation.kind === 'perItem') await runPerItem.call(this, operation, items.length, params, results, failures);
+		else await runBatched.call(this, operation, items.length, params, results, failures);
 	}
 
+	const toErrorOutput = errorItemsVersion && node.onError === 'continueErrorOutput';
 	const returnData: INodeExecutionData[] = [];
 	for (let i = 0; i < results.length; i++) {
 		const result = results[i];
 		if ('error' in result) {
-			const json: IDataObject = { error: result.error.message, ...result.keep };
-			const description = (result.error as { description?: unknown }).description;
-			if (typeof description === 'string' && description !== '') json.errorDescription = description;
+			const json = toErrorOutput ? errorOutputJson(result.error, result.keep) : errorItemJson(result.error, result.keep);
 			returnData.push({ json, pairedItem: { item: i } });
 			continue;
 		}
 		for (const json of result.output) returnData.push({ json, pairedItem: { item: i } });
 	}
 	return [returnData];
+}
+
+function errorDescription(error: Error): string | undefined {
+	const description = (error as { description?: unknown }).description;
+	return typeof description === 'string' && description !== '' ? description : undefined;
+}
+
+/** An error item for the success output (Continue (regular output), and every version before 1.2). */
+function errorItemJson(error: Error, keep: IDataObject): IDataObject {
+	const json: IDataObject = { error: error.message, ...keep };
+	const description = errorDescription(error);
+	if (description !== undefined) json.errorDescription = description;
+	return json;
+}
+
+/**
+ * An error item for n8n's error output. n8n moves an item there only when its json holds nothing but
+ * `error`, `message` and `details` (n8n-core WorkflowExecute.handleNodeErrorOutput, 1.x and 2.x), so
+ * what the success-output shape carries beside `error` goes under `details`. n8n then adds the input
+ * item's own fields, found through pairedItem.
+ */
+function errorOutputJson(error: Error, keep: IDataObject): IDataObject {
+	const details: IDataObject = {};
+	const description = errorDescription(error);
+	if (description !== undefined) details.errorDescription = description;
+	Object.assign(details, keep);
+	return Object.keys(details).length > 0 ? { error: error.message, details } : { error: error.message };
+}
+
+async function runPerItem(
+	this: IExecuteFunctions,
+	operation: PerItemOperation<unknown>,
+	itemCount: number,
+	params: ParameterReader,
+	results: ItemResult[],
+	failures: Failures,
+): Promise<void> {
+	const prepared: unknown[] = new Array(itemCount);
+	// Every item is checked before the first request, so bad input never half-runs.
+	for (let i = 0; i < itemCount; i++) {
+		try {
+			prepared[i] = operation.prepare.call(this, i, params);
+		} catch (error) {
+			failures.failItem(i, error);
+		}
+	}
+	for (let i = 0; i < itemCount; i++) {
+		if (results[i]) continue;
+		try {
+			const answer = await operation.send.call(this, prepared[i], i);
+			results[i] = { output: Array.isArray(answer) ? answer : [answer] };
+		} catch (error) {
+			failures.failItem(i, error);
+		}
+	}
 }
 
 interface Batch<Unit> {
@@ -118,16 +185,20 @@ async function runBatched(
 	itemCount: number,
 	params: ParameterReader,
 	results: ItemResult[],
-	fail: (itemIndex: number, error: unknown, keep?: IDataObject) => void,
+	failures: Failures,
 ): Promise<void> {
 	const shares: Array<BatchShare<unknown> | undefined> = new Array(itemCount);
 	for (let i = 0; i < itemCount; i++) {
 		try {
 			shares[i] = operation.prepare.call(this, i, params);
 		} catch (error) {
-			fail(i, error);
+			failures.failItem(i, error);
 		}
 	}
+	const keepOf = (itemIndex: number) => {
+		const share = shares[itemIndex];
+		return share ? operation.failedItemOutput(share) : {};
+	};
 	let batching: { batchSize: number; parallelRequests: number };
 	try {
 		batching = operation.batching.call(this, params);
@@ -135,8 +206,9 @@ async function runBatched(
 		operation.checkTotal?.call(this, totalUnits, params);
 	} catch (error) {
 		// Node-wide options, read once, and the cap on the whole run: a bad value or a run over the cap
-		// stops the run before any request, as Request Options do.
-		throw toNodeError.call(this, error, 0);
+		// refuses the whole run before any request, as Request Options do.
+		failures.refuseRun(error, keepOf);
+		return;
 	}
 	const { batchSize, parallelRequests } = batching;
 	const batches = packBatches(shares, batchSize);
@@ -156,7 +228,7 @@ async function runBatched(
 			});
 		} catch (error) {
 			for (const owner of new Set(batch.owners)) {
-				if (!results[owner]) fail(owner, error, operation.failedItemOutput(shares[owner] as BatchShare<unknown>));
+				if (!results[owner]) failures.failItem(owner, error, keepOf(owner));
 			}
 		}
 	};

@@ -34,11 +34,11 @@ const valuesOf = (options: INodeProperties['options']) => (options ?? []).map((o
 const namesOf = (options: INodeProperties['options']) => (options ?? []).map((option) => (option as { name: string }).name);
 
 describe('Campaign Calling node description (the contract\'s stored names)', () => {
-	it('is campaignCalling, versions 1 and 1.1 (new nodes get 1.1), with the campaignCallingApi credential', () => {
+	it('is campaignCalling, versions 1, 1.1 and 1.2 (new nodes get 1.2), with the campaignCallingApi credential', () => {
 		expect(description.name).toBe('campaignCalling');
 		expect(description.displayName).toBe('Campaign Calling');
-		expect(description.version).toEqual([1, 1.1]);
-		expect(description.defaultVersion).toBe(1.1);
+		expect(description.version).toEqual([1, 1.1, 1.2]);
+		expect(description.defaultVersion).toBe(1.2);
 		expect(description.credentials).toEqual([{ name: 'campaignCallingApi', required: true, testedBy: 'campaignCallingApiTest' }]);
 	});
 

@@ -1,7 +1,8 @@
 /**
  * Bad input across every operation: each is refused before any request reaches the service, with
  * a message naming the field and the item. With Continue On Fail, an input error of one item
- * becomes that item's error item; an error in a node-wide setting still stops the run.
+ * becomes that item's error item; an error in a node-wide setting still stops the run in versions 1
+ * and 1.1, and from 1.2 becomes an error item for every input item.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -19,7 +20,7 @@ interface BadInput {
 	item: number;
 	/** The field named at the start of the message, and more of the message. */
 	message: RegExp;
-	/** A node-wide setting: the run stops even with Continue On Fail. */
+	/** A node-wide setting: with Continue On Fail, 1 and 1.1 stop the run; 1.2 fails every item. */
 	nodeWide?: boolean;
 	credentials?: (simulatorUrl: string) => CredentialData;
 }
@@ -292,9 +293,17 @@ describe('bad input is refused before any request', () => {
 		});
 
 		if (row.nodeWide) {
-			it('still stops the run with Continue On Fail', async () => {
-				const error = await runActionNodeExpectingError(run(true));
+			it.each([1, 1.1])('version %p still stops the run with Continue On Fail', async (typeVersion) => {
+				const error = await runActionNodeExpectingError({ ...run(true), typeVersion });
 				expect(error.message).toMatch(row.message);
+				expect(sim.requests()).toHaveLength(0);
+			});
+
+			it('version 1.2 with Continue On Fail gives every input item an error item with the reason, and sends nothing', async () => {
+				const options = { ...run(true), items: [{ json: {} }, { json: {} }], typeVersion: 1.2 };
+				const output = await runActionNode(options);
+				expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+				for (const item of output) expect(item.json.error).toMatch(row.message);
 				expect(sim.requests()).toHaveLength(0);
 			});
 		} else {

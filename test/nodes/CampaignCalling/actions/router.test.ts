@@ -1,4 +1,4 @@
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { packBatches, runWithLimit } from '../../../../nodes/CampaignCalling/actions/router';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
@@ -298,6 +298,137 @@ describe('router: batched operation (Add Contacts)', () => {
 			]);
 			expect(output[4].json.campaignId).toBe(DEMO.otherCampaignId);
 		});
+	});
+});
+
+/** n8n moves an item to the error output only when its json keys are limited to these (n8n-core handleNodeErrorOutput). */
+const ERROR_OUTPUT_KEYS = ['error', 'message', 'details'];
+const goesToErrorOutput = (item: INodeExecutionData) =>
+	!!item.json.error && Object.keys(item.json).every((key) => ERROR_OUTPUT_KEYS.includes(key));
+
+describe('router: error items by node version and On Error mode', () => {
+	const contactItems = [
+		{ json: { id: DEMO.completedContactId } },
+		{ json: { id: 'not-a-uuid' } },
+		{ json: { id: DEMO.otherContactId } },
+	];
+	const getContact = { resource: 'contact', operation: 'get', contactId: '={{ $json.id }}', requestOptions: { maxRetries: 0 } };
+
+	it('1.2, Continue (using error output): every failed item is shaped for the error output, paired, and successes are not', async () => {
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			items: contactItems,
+			parameters: getContact,
+			onError: 'continueErrorOutput',
+			typeVersion: 1.2,
+		});
+		expectPairedOncePerItem(output, 3);
+		expect(output.map(goesToErrorOutput)).toEqual([false, true, true]);
+		expect(output[1].json).toEqual({
+			error: 'Contact ID must be a UUID like 123e4567-e89b-12d3-a456-426614174000, got "not-a-uuid" [item 1]',
+			details: { errorDescription: expect.stringContaining('Use the id of a contact') },
+		});
+		expect(output[2].json).toEqual({
+			error: 'Get Contact failed: the service answered status "error" (error)',
+			details: { errorDescription: expect.stringContaining('Check the Contact ID') },
+		});
+		expect(output[0].json.id).toBe(DEMO.completedContactId);
+	});
+
+	it('1.2, Continue (regular output): error items keep the shape of 1.1, on the success output', async () => {
+		const run = (typeVersion: number) =>
+			runActionNode({ credentials: sim.credentials(), items: contactItems, parameters: getContact, onError: 'continueRegularOutput', typeVersion });
+		const [older, newer] = [await run(1.1), await run(1.2)];
+		expect(newer).toEqual(older);
+		expect(newer[1].json).toEqual({ error: expect.stringMatching(/^Contact ID must be a UUID/), errorDescription: expect.any(String) });
+		expect(newer.map(goesToErrorOutput)).toEqual([false, false, false]);
+	});
+
+	it.each([1, 1.1])('version %p keeps its output exactly under Continue (using error output)', async (typeVersion) => {
+		const run = (onError: 'continueRegularOutput' | 'continueErrorOutput') =>
+			runActionNode({ credentials: sim.credentials(), items: contactItems, parameters: getContact, onError, typeVersion });
+		const [regular, errorOutput] = [await run('continueRegularOutput'), await run('continueErrorOutput')];
+		expect(errorOutput).toEqual(regular);
+		expect(errorOutput[2].json).toEqual({ error: expect.stringMatching(/^Get Contact failed/), errorDescription: expect.any(String) });
+	});
+
+	it('1.2, Continue (using error output): a refused Add Contacts batch fails exactly its items, keeping campaign and contact under details', async () => {
+		const items = leads(25);
+		// Five digits pass the node's check but not the service's: the second batch of 10 is refused whole.
+		items[12].json.phone = '+12345';
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			items,
+			parameters: addContacts({ options: { batchSize: 10 }, requestOptions: { maxRetries: 0 } }),
+			onError: 'continueErrorOutput',
+			typeVersion: 1.2,
+		});
+		expect(sim.requests()).toHaveLength(3);
+		expectPairedOncePerItem(output, 25);
+		expect(output.flatMap((item, index) => (goesToErrorOutput(item) ? [index] : []))).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+		expect(output[11].json).toEqual({
+			error: 'Add Contacts failed: the service answered status "error" (error)',
+			details: {
+				errorDescription: expect.stringContaining('Check the Campaign ID and the contacts of this batch'),
+				campaignId: DEMO.campaignId,
+				contact: { firstname: 'Lead11', lastname: 'Doe', phone_number: '+14155550011' },
+			},
+		});
+		expect(output[20].json.added).toBe(1);
+	});
+
+	describe.each(['continueRegularOutput', 'continueErrorOutput'] as const)('1.2, a refusal of the whole run under %s', (onError) => {
+		it('Max Contacts per Run: an error item per input item with the reason and its contact, and nothing sent', async () => {
+			const items = leads(3);
+			items[1].json.phone = 'n/a';
+			const output = await runActionNode({
+				credentials: sim.credentials(),
+				items: [...items, ...leads(3).slice(0, 2)],
+				parameters: addContacts({ options: { maxContactsPerRun: 3 } }),
+				onError,
+				typeVersion: 1.2,
+			});
+			expect(sim.requests()).toHaveLength(0);
+			expectPairedOncePerItem(output, 5);
+			const reason = 'Max Contacts per Run is 3, but this run would add 4 contacts; nothing was sent [item 0]';
+			const errors = output.map((item) => item.json.error);
+			// The invalid item keeps its own error; the four valid ones carry the cap.
+			expect(errors).toEqual([reason, expect.stringMatching(/^Phone Number .* \[item 1\]$/), reason, reason, reason]);
+			const kept = (item: INodeExecutionData) => (onError === 'continueErrorOutput' ? (item.json.details as IDataObject) : item.json);
+			expect(kept(output[2])).toEqual(
+				expect.objectContaining({
+					errorDescription: expect.stringContaining('Raise Options → Max Contacts per Run'),
+					campaignId: DEMO.campaignId,
+					contact: { firstname: 'Lead2', lastname: 'Doe', phone_number: '+14155550002' },
+				}),
+			);
+			expect(output.every(goesToErrorOutput)).toBe(onError === 'continueErrorOutput');
+		});
+
+		it('bad Request Options: an error item per input item, and nothing sent', async () => {
+			const output = await runActionNode({
+				credentials: sim.credentials(),
+				items: contactItems,
+				parameters: { ...getContact, requestOptions: { maxRetries: 11 } },
+				onError,
+				typeVersion: 1.2,
+			});
+			expect(sim.requests()).toHaveLength(0);
+			expectPairedOncePerItem(output, 3);
+			// No hint comes with this refusal, so both shapes are the bare error (which n8n's error output takes).
+			for (const item of output) expect(item.json).toEqual({ error: 'Request Options → Max Retries must be a whole number from 0 to 10, got 11 [item 0]' });
+		});
+	});
+
+	it('1.2 without Continue On Fail still stops a refused run with the same error', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			items: leads(3),
+			parameters: addContacts({ options: { maxContactsPerRun: 2 } }),
+			typeVersion: 1.2,
+		});
+		expect(error.message).toBe('Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]');
+		expect(sim.requests()).toHaveLength(0);
 	});
 });
 
