@@ -7,12 +7,14 @@
  * 1. Add Contacts over N items: this node (Map Each Field with {{ $json.x }}, with an expression
  *    the fast path cannot take, and Auto-Map) vs n8n's HTTP Request node posting one contact per
  *    item, vs the floor: the same batches posted by plain Node HTTP outside n8n; plus n8n's Set
- *    node evaluating the same non-trivial expressions.
+ *    node evaluating the same non-trivial expressions. Memory per case: n8n's RSS before it, the
+ *    peak within it (VmHWM reset just before), and the difference.
  * 2. Trigger: deliveries at a fixed concurrency to this trigger vs n8n's Webhook node.
  * 3. The same comparison on 2.41.1's default engine under each expression-engine setting a user
- *    can choose (a fresh n8n per setting), with n8n's resident memory idle and after the run.
+ *    can choose (a fresh n8n per setting), with n8n's resident memory idle, after the run, and its
+ *    peak during the run.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 import { DEMO, startSimulator, type Simulator } from '../test/simulator/server.ts';
 import { executionError, startN8n, type Execution, type N8nInstance } from '../test/e2e/harness/n8n.ts';
@@ -69,26 +71,37 @@ function leads(count: number) {
 	}));
 }
 
-/** Resident memory (VmRSS) and its peak (VmHWM) of the n8n process serving `instance`, in MiB. */
-function n8nMemoryMiB(instance: N8nInstance): { rss?: number; peak?: number } {
+/** The pid of the n8n process serving `instance` (its main process, where the node and the isolates run). */
+function n8nPid(instance: N8nInstance): string | undefined {
 	for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
 		try {
 			const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
 			if (!environ.includes(`N8N_USER_FOLDER=${instance.userFolder}\0`)) continue;
-			if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('n8n')) continue;
-			const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-			const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
-			return { rss: Math.round(kib('VmRSS') / 1024), peak: Math.round(kib('VmHWM') / 1024) };
+			if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('n8n')) return pid;
 		} catch {
 			// A process that ended or is not ours.
 		}
 	}
-	return {};
+	return undefined;
 }
 
-/** Peak resident memory of the n8n process of tests 1 and 2, in MiB. */
-function n8nPeakRssMiB(): number | undefined {
-	return n8nMemoryMiB(n8n).peak;
+/**
+ * Resident memory (VmRSS) of the n8n process serving `instance`, and its peak (VmHWM) since the last
+ * `resetPeakRss`, in MiB. Without a reset, VmHWM is the peak over the process's whole life.
+ */
+function n8nMemoryMiB(instance: N8nInstance): { rss?: number; peak?: number } {
+	const pid = n8nPid(instance);
+	if (!pid) return {};
+	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+	const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
+	return { rss: Math.round(kib('VmRSS') / 1024), peak: Math.round(kib('VmHWM') / 1024) };
+}
+
+/** Resets the process's VmHWM to its current RSS (Linux `clear_refs` 5), so the next peak is the case's own. */
+function resetPeakRss(instance: N8nInstance): void {
+	const pid = n8nPid(instance);
+	if (!pid) throw new Error(`no n8n process found for ${instance.userFolder}`);
+	writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 function nodeTime(execution: Execution, name: string): number {
@@ -105,13 +118,18 @@ async function runCase(label: string, nodes: WorkflowNode[], measured: string, c
 		// Every case starts from the same service state: the contacts earlier cases added would
 		// otherwise grow the simulator's heap (it runs in this process) and slow later cases.
 		simulator.reset();
+		// n8n's heap cannot be collected from outside, so "before" holds whatever earlier cases left;
+		// the peak is this case's own (reset just before it), and peak − before is its growth.
+		resetPeakRss(n8n);
+		const before = n8nMemoryMiB(n8n).rss;
 		const reply = await n8n.api.callWebhook(path, { leads: leads(count) });
 		const [execution] = await n8n.api.waitForExecutions(created.id, 1, 600_000);
+		const { peak } = n8nMemoryMiB(n8n);
 		// A failed run is a finding to print, not a reason to lose the other figures.
 		const failure = execution.status === 'success' ? undefined : (executionError(execution)?.message ?? execution.status);
 		if (!failure) expect(Array.isArray(reply.body) ? reply.body.length : 0).toBe(count);
 		const shownLabel = failure ? `${label} — FAILED: ${failure.slice(0, 120)}` : label;
-		return { label: shownLabel, count, ms: nodeTime(execution, measured), requests: simulator.requests.length, rss: n8nPeakRssMiB(), failed: !!failure };
+		return { label: shownLabel, count, ms: nodeTime(execution, measured), requests: simulator.requests.length, before, peak, failed: !!failure };
 	} finally {
 		await n8n.api.deleteWorkflow(created.id);
 	}
@@ -152,8 +170,8 @@ const rate = (count: number, ms: number) => Math.round((count / ms) * 1000).toLo
 
 test('1. Add Contacts: this node vs HTTP Request per item vs plain HTTP', async () => {
 	const rows = [
-		'| N | case | node time | requests | items/s | n8n peak RSS | vs HTTP Request node | vs floor |',
-		'|---|---|---|---|---|---|---|---|',
+		'| N | case | node time | requests | items/s | n8n RSS before | peak in case | growth | vs HTTP Request node | vs floor |',
+		'|---|---|---|---|---|---|---|---|---|---|',
 	];
 	for (const count of SIZES) {
 		const base = await floor(count);
@@ -188,13 +206,17 @@ test('1. Add Contacts: this node vs HTTP Request per item vs plain HTTP', async 
 		const http = count <= HTTP_NODE_MAX ? await runCase('HTTP Request node, one POST per item', [httpRequestPerItem()], 'HTTP Request', count) : undefined;
 		if (http && !http.failed) expect(http.requests).toBe(count);
 
-		const row = (result: { label: string; ms: number; requests: number; rss?: number }, extra = '') =>
-			`| ${count} | ${result.label} | ${Math.round(result.ms)} ms | ${result.requests} | ${rate(count, result.ms)} | ${result.rss ?? '?'} MiB | ${
+		const memory = (result: { before?: number; peak?: number }) =>
+			result.before === undefined || result.peak === undefined
+				? '? | ? | ?'
+				: `${result.before} MiB | ${result.peak} MiB | +${result.peak - result.before} MiB`;
+		const row = (result: { label: string; ms: number; requests: number; before?: number; peak?: number }, extra = '') =>
+			`| ${count} | ${result.label} | ${Math.round(result.ms)} ms | ${result.requests} | ${rate(count, result.ms)} | ${memory(result)} | ${
 				http && result !== http ? `${(http.ms / result.ms).toFixed(1)}x faster` : ''
 			} | ${(result.ms / base.ms).toFixed(2)}x${extra} |`;
 		rows.push(row(fields), row(autoMap), row(autoMapParallel), row(trimmed, ` (Set + floor: ${((setOnly.ms + base.ms) / base.ms).toFixed(2)}x)`), row(setOnly));
 		if (http) rows.push(row(http));
-		rows.push(`| ${count} | floor: plain Node HTTP, batches of ${BATCH} | ${Math.round(base.ms)} ms | ${base.requests} | ${rate(count, base.ms)} | | | 1.00x |`);
+		rows.push(`| ${count} | floor: plain Node HTTP, batches of ${BATCH} | ${Math.round(base.ms)} ms | ${base.requests} | ${rate(count, base.ms)} | | | | | 1.00x |`);
 		// Printed as each size completes, so a long run shows its figures as it goes.
 		process.stdout.write(`\n${rows.join('\n')}\n`);
 		rows.splice(2);
@@ -318,7 +340,7 @@ const ENGINE_SETTINGS: Array<{ label: string; env: Record<string, string> }> = [
 test('3. Trigger vs Webhook node on 2.41.1\'s default engine, per expression-engine setting', async () => {
 	const only = process.env.BENCH_SETTINGS?.split(',').map(Number);
 	const rows = [
-		`| setting (${SETTING_DELIVERIES} deliveries each, concurrency ${CONCURRENCY}) | this trigger | n8n Webhook node | ratio | n8n RSS idle | after | peak |`,
+		`| setting (${SETTING_DELIVERIES} deliveries each, concurrency ${CONCURRENCY}) | this trigger | n8n Webhook node | ratio | n8n RSS idle | after | peak during the run |`,
 		'|---|---|---|---|---|---|---|',
 	];
 	for (const [index, setting] of ENGINE_SETTINGS.entries()) {
@@ -327,6 +349,7 @@ test('3. Trigger vs Webhook node on 2.41.1\'s default engine, per expression-eng
 		try {
 			const created = await instance.api.createCredential('bench', CREDENTIAL_TYPE, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
 			const idle = n8nMemoryMiB(instance);
+			resetPeakRss(instance);
 			simulator.reset();
 			const { ours, theirs } = await triggerAgainstWebhookNode(instance, { id: created.id, name: created.name }, SETTING_DELIVERIES);
 			const after = n8nMemoryMiB(instance);

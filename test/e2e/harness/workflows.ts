@@ -45,9 +45,20 @@ export function node(
 	return { id: randomUUID(), name, type, typeVersion, position: [0, 0], parameters, ...extra };
 }
 
-/** The action node (version 1) with the given parameters, using a campaignCallingApi credential. */
-export function campaignCallingNode(name: string, parameters: Record<string, unknown>, credential: CredentialRef): WorkflowNode {
-	return node(name, ACTION_NODE_TYPE, 1, parameters, { credentials: { [CREDENTIAL_TYPE]: credential } });
+/** The action node's versions: 1 (saved before 0.2), 1.1, and 1.2, what new nodes get. */
+export type ActionNodeVersion = 1 | 1.1 | 1.2;
+
+/**
+ * The action node with the given parameters, using a campaignCallingApi credential; version 1 (as saved
+ * before 0.2) unless `typeVersion` names another.
+ */
+export function campaignCallingNode(
+	name: string,
+	parameters: Record<string, unknown>,
+	credential: CredentialRef,
+	typeVersion: ActionNodeVersion = 1,
+): WorkflowNode {
+	return node(name, ACTION_NODE_TYPE, typeVersion, parameters, { credentials: { [CREDENTIAL_TYPE]: credential } });
 }
 
 /**

@@ -1,0 +1,231 @@
+/**
+ * Where failed items go, per node Settings → On Error, inside real n8n against the simulator: Get Contact
+ * with an invalid and a refused ID, an Add Contacts batch the service refuses, and a run over Max
+ * Contacts per Run. Version 1.2 (what new nodes get) sends every failed item to n8n's error output
+ * under "Continue (using error output)" and gives a refused run one error item per input item; a 1.1
+ * node's output stays as it was. Counts come from n8n's own run data of the node (its outputs) and of
+ * the nodes wired after each output.
+ */
+import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
+import { executionError, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
+import { e2eVersions } from './harness/runtime.ts';
+import {
+	CREDENTIAL_TYPE,
+	campaignCallingNode,
+	node,
+	splitOutNode,
+	webhookDriven,
+	type ActionNodeVersion,
+	type Connections,
+	type CredentialRef,
+	type WorkflowNode,
+} from './harness/workflows.ts';
+
+type OnError = 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+const MODES: OnError[] = ['stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'];
+const ACTION = 'Campaign Calling';
+
+interface Item {
+	json: Record<string, unknown>;
+	pairedItem?: { item: number };
+}
+
+/** What one run did: n8n's status, items per output of the node, items reaching the node after each output, requests sent. */
+interface Outcome {
+	status: string;
+	outputs: number[];
+	reached: { Sent: number; Failed: number };
+	requests: number;
+	error?: string;
+}
+
+describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version) => {
+	let n8n: N8nInstance;
+	let simulator: Simulator;
+	let credential: CredentialRef;
+	let counter = 0;
+	const lines: string[] = [];
+
+	beforeAll(async () => {
+		simulator = await startSimulator();
+		n8n = await startN8n({ version, withPackage: true });
+		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
+			baseUrl: `${simulator.url}/`,
+			apiKey: DEMO.apiKey,
+		});
+		credential = { id: created.id, name: created.name };
+	});
+
+	afterAll(async () => {
+		console.log(`n8n ${version}: items per output (output 0 / error output), items reaching the next node, requests sent:\n${lines.join('\n')}`);
+		await n8n?.stop();
+		await simulator?.close();
+	});
+
+	/**
+	 * Webhook → Split Out (body.items) → the action node; its output 0 feeds "Sent", and with
+	 * "Continue (using error output)" its error output feeds "Failed". Runs once and returns the execution.
+	 */
+	async function run(parameters: Record<string, unknown>, items: unknown[], onError: OnError, typeVersion: ActionNodeVersion) {
+		simulator.reset();
+		const path = `error-output-${++counter}`;
+		const action: WorkflowNode = { ...campaignCallingNode(ACTION, parameters, credential, typeVersion), onError };
+		const sent = node('Sent', 'n8n-nodes-base.noOp', 1, {});
+		const failed = node('Failed', 'n8n-nodes-base.noOp', 1, {});
+		const outputs = [[{ node: 'Sent', type: 'main' as const, index: 0 }]];
+		if (onError === 'continueErrorOutput') outputs.push([{ node: 'Failed', type: 'main' as const, index: 0 }]);
+		const connections: Connections = {
+			Items: { main: [[{ node: ACTION, type: 'main', index: 0 }]] },
+			[ACTION]: { main: outputs },
+		};
+		const workflow = await n8n.api.createWorkflow(webhookDriven(path, [splitOutNode('Items', 'body.items'), action, sent, failed], connections));
+		try {
+			await n8n.api.activate(workflow.id);
+			await n8n.api.callWebhook(path, { items });
+			const [execution] = await n8n.api.waitForExecutions(workflow.id, 1);
+			return execution;
+		} finally {
+			await n8n.api.deleteWorkflow(workflow.id);
+		}
+	}
+
+	const nodeItems = (execution: Execution, name: string): Item[][] =>
+		((execution.data?.resultData.runData[name]?.[0]?.data?.main ?? []) as Array<Item[] | null>).map((items) => items ?? []);
+
+	function outcome(execution: Execution): Outcome {
+		const reached = (name: string) => nodeItems(execution, name)[0]?.length ?? 0;
+		const result: Outcome = {
+			status: execution.status,
+			outputs: nodeItems(execution, ACTION).map((items) => items.length),
+			reached: { Sent: reached('Sent'), Failed: reached('Failed') },
+			requests: simulator.requests.length,
+		};
+		const error = executionError(execution)?.message;
+		if (error !== undefined) result.error = error;
+		return result;
+	}
+
+	/** Runs the case in each mode; prints and returns the outcome per mode, and each mode's execution. */
+	async function eachMode(label: string, parameters: Record<string, unknown>, items: unknown[], typeVersion: ActionNodeVersion) {
+		const outcomes = {} as Record<OnError, Outcome>;
+		const executions = {} as Record<OnError, Execution>;
+		for (const mode of MODES) {
+			executions[mode] = await run(parameters, items, mode, typeVersion);
+			outcomes[mode] = outcome(executions[mode]);
+			const { status, outputs, reached, requests, error } = outcomes[mode];
+			lines.push(
+				`  ${label} (v${typeVersion}, ${items.length} items), ${mode}: ${status}; outputs [${outputs.join(' / ')}]; Sent ${reached.Sent}, Failed ${reached.Failed}; ${requests} requests${error ? `; error: ${error}` : ''}`,
+			);
+		}
+		return { outcomes, executions };
+	}
+
+	const getContact = { resource: 'contact', operation: 'get', contactId: '={{ $json.id }}', simplify: false, requestOptions: { maxRetries: 0 } };
+	const contactIds = [{ id: DEMO.completedContactId }, { id: 'not-a-uuid' }, { id: DEMO.otherContactId }, { id: DEMO.noAnswerContactId }];
+
+	const addContacts = (options: Record<string, unknown>) => ({
+		resource: 'contact',
+		operation: 'addToCampaign',
+		campaignId: DEMO.campaignId,
+		firstName: '={{ $json.first }}',
+		lastName: '={{ $json.last }}',
+		phoneNumber: '={{ $json.phone }}',
+		options,
+		requestOptions: { maxRetries: 0 },
+	});
+	const leads = (count: number) =>
+		Array.from({ length: count }, (_, i) => ({ first: `Lead${i}`, last: 'Doe', phone: `+1415555${String(i).padStart(4, '0')}` }));
+
+	it('1.2, Get Contact: failed items leave on the error output, paired and with their input fields, only with "Continue (using error output)"', async () => {
+		const { outcomes, executions } = await eachMode('Get Contact', getContact, contactIds, 1.2);
+		expect(outcomes).toEqual({
+			stopWorkflow: {
+				status: 'error',
+				outputs: [],
+				reached: { Sent: 0, Failed: 0 },
+				requests: 0,
+				error: 'Contact ID must be a UUID like 123e4567-e89b-12d3-a456-426614174000, got "not-a-uuid" [item 1]',
+			},
+			continueRegularOutput: { status: 'success', outputs: [4], reached: { Sent: 4, Failed: 0 }, requests: 3 },
+			continueErrorOutput: { status: 'success', outputs: [2, 2], reached: { Sent: 2, Failed: 2 }, requests: 3 },
+		});
+		const [success, errors] = nodeItems(executions.continueErrorOutput, ACTION);
+		expect(success.map((item) => item.json.id)).toEqual([DEMO.completedContactId, DEMO.noAnswerContactId]);
+		expect(success.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 3 }]);
+		expect(errors.map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
+		// n8n adds the input item's fields (id) to what the node put there.
+		expect(errors[1].json).toEqual({
+			id: DEMO.otherContactId,
+			error: 'Get Contact failed: the service answered status "error" (error)',
+			details: { errorDescription: expect.stringContaining('Check the Contact ID') },
+		});
+		// Continue (regular output) keeps the error items' shape of 1.1.
+		const regular = nodeItems(executions.continueRegularOutput, ACTION)[0];
+		expect(regular[2].json).toEqual({ error: 'Get Contact failed: the service answered status "error" (error)', errorDescription: expect.any(String) });
+	});
+
+	it('1.2, Add Contacts: a refused batch fails exactly its items, on the error output with "Continue (using error output)"', async () => {
+		const items = leads(25);
+		// Five digits pass the node's check but not the service's (at least 7): batch 1 (items 10-19) is refused whole.
+		items[12].phone = '+12345';
+		const { outcomes, executions } = await eachMode('Add Contacts, batch 2 of 3 refused', addContacts({ batchSize: 10 }), items, 1.2);
+		expect(outcomes).toEqual({
+			stopWorkflow: {
+				status: 'error',
+				outputs: [],
+				reached: { Sent: 0, Failed: 0 },
+				// The first batch went through; the run stopped at the refused one and sent no third.
+				requests: 2,
+				error: 'Add Contacts failed: the service answered status "error" (error)',
+			},
+			continueRegularOutput: { status: 'success', outputs: [25], reached: { Sent: 25, Failed: 0 }, requests: 3 },
+			continueErrorOutput: { status: 'success', outputs: [15, 10], reached: { Sent: 15, Failed: 10 }, requests: 3 },
+		});
+		const [success, errors] = nodeItems(executions.continueErrorOutput, ACTION);
+		expect(errors.map((item) => item.pairedItem?.item)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+		expect(success.map((item) => item.pairedItem?.item)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 21, 22, 23, 24]);
+		expect(errors[1].json).toEqual({
+			...leads(25)[11],
+			error: 'Add Contacts failed: the service answered status "error" (error)',
+			details: {
+				errorDescription: expect.stringContaining('Check the Campaign ID and the contacts of this batch'),
+				campaignId: DEMO.campaignId,
+				contact: { firstname: 'Lead11', lastname: 'Doe', phone_number: '+14155550011' },
+			},
+		});
+		expect(success.every((item) => item.json.added === 1)).toBe(true);
+	});
+
+	it('1.2, Add Contacts over Max Contacts per Run: nothing sent, and an error item per lead under either Continue mode', async () => {
+		const reason = 'Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]';
+		const { outcomes, executions } = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leads(3), 1.2);
+		expect(outcomes).toEqual({
+			stopWorkflow: { status: 'error', outputs: [], reached: { Sent: 0, Failed: 0 }, requests: 0, error: reason },
+			continueRegularOutput: { status: 'success', outputs: [3], reached: { Sent: 3, Failed: 0 }, requests: 0 },
+			continueErrorOutput: { status: 'success', outputs: [0, 3], reached: { Sent: 0, Failed: 3 }, requests: 0 },
+		});
+		const regular = nodeItems(executions.continueRegularOutput, ACTION)[0];
+		expect(regular.map((item) => item.json.error)).toEqual([reason, reason, reason]);
+		expect(regular[0].json).toEqual(expect.objectContaining({ campaignId: DEMO.campaignId, errorDescription: expect.stringContaining('Raise Options') }));
+		const errors = nodeItems(executions.continueErrorOutput, ACTION)[1];
+		expect(errors.map((item) => [item.pairedItem?.item, item.json.error])).toEqual([
+			[0, reason],
+			[1, reason],
+			[2, reason],
+		]);
+	});
+
+	it('1.1 keeps its output: failed items stay on output 0, and a run over the cap passes its input on as n8n does for a thrown error', async () => {
+		const contacts = await eachMode('Get Contact', getContact, contactIds, 1.1);
+		expect(contacts.outcomes.continueErrorOutput).toEqual({ status: 'success', outputs: [4, 0], reached: { Sent: 4, Failed: 0 }, requests: 3 });
+		expect(nodeItems(contacts.executions.continueErrorOutput, ACTION)[0][2].json).toEqual({
+			error: 'Get Contact failed: the service answered status "error" (error)',
+			errorDescription: expect.any(String),
+		});
+
+		const capped = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leads(3), 1.1);
+		expect(capped.outcomes.continueRegularOutput).toEqual({ status: 'success', outputs: [3], reached: { Sent: 3, Failed: 0 }, requests: 0 });
+		// What 1.1 always did under Continue On Fail: n8n passes the input items on unchanged.
+		expect(nodeItems(capped.executions.continueRegularOutput, ACTION)[0].map((item) => item.json)).toEqual(leads(3));
+	});
+});
