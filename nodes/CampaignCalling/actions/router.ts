@@ -105,7 +105,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	for (let i = 0; i < results.length; i++) {
 		const result = results[i];
 		if ('error' in result) {
-			const json = toErrorOutput ? errorOutputJson(result.error, result.keep) : errorItemJson(result.error, result.keep);
+			const json = toErrorOutput ? errorOutputJson(result.error) : errorItemJson(result.error, result.keep);
 			returnData.push({ json, pairedItem: { item: i } });
 			continue;
 		}
@@ -128,17 +128,14 @@ function errorItemJson(error: Error, keep: IDataObject): IDataObject {
 }
 
 /**
- * An error item for n8n's error output. n8n moves an item there only when its json holds nothing but
- * `error`, `message` and `details` (n8n-core WorkflowExecute.handleNodeErrorOutput, 1.x and 2.x), so
- * what the success-output shape carries beside `error` goes under `details`. n8n then adds the input
- * item's own fields, found through pairedItem.
+ * An error item for n8n's error output. n8n moves an item there only when its json is `error` alone or
+ * `error` with `message` (n8n-core WorkflowExecute.handleNodeErrorOutput: 1.123.81 takes exactly those;
+ * 2.41.1 also takes `details`), so the hint goes in `message` and nothing else is added: n8n itself
+ * adds the input item's fields, found through pairedItem.
  */
-function errorOutputJson(error: Error, keep: IDataObject): IDataObject {
-	const details: IDataObject = {};
+function errorOutputJson(error: Error): IDataObject {
 	const description = errorDescription(error);
-	if (description !== undefined) details.errorDescription = description;
-	Object.assign(details, keep);
-	return Object.keys(details).length > 0 ? { error: error.message, details } : { error: error.message };
+	return description === undefined ? { error: error.message } : { error: error.message, message: description };
 }
 
 async function runPerItem(

@@ -1,4 +1,4 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { INodeExecutionData } from 'n8n-workflow';
 
 import { packBatches, runWithLimit } from '../../../../nodes/CampaignCalling/actions/router';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
@@ -301,10 +301,14 @@ describe('router: batched operation (Add Contacts)', () => {
 	});
 });
 
-/** n8n moves an item to the error output only when its json keys are limited to these (n8n-core handleNodeErrorOutput). */
-const ERROR_OUTPUT_KEYS = ['error', 'message', 'details'];
-const goesToErrorOutput = (item: INodeExecutionData) =>
-	!!item.json.error && Object.keys(item.json).every((key) => ERROR_OUTPUT_KEYS.includes(key));
+/**
+ * n8n moves an item to the error output only when its json is `error` alone or `error` and `message`
+ * (n8n-core 1.123.81 handleNodeErrorOutput; 2.41.1 also allows `details`): the stricter rule of the two.
+ */
+const goesToErrorOutput = (item: INodeExecutionData) => {
+	const keys = Object.keys(item.json).sort();
+	return !!item.json.error && (keys.join() === 'error' || (keys.join() === 'error,message' && !!item.json.message));
+};
 
 describe('router: error items by node version and On Error mode', () => {
 	const contactItems = [
@@ -326,11 +330,11 @@ describe('router: error items by node version and On Error mode', () => {
 		expect(output.map(goesToErrorOutput)).toEqual([false, true, true]);
 		expect(output[1].json).toEqual({
 			error: 'Contact ID must be a UUID like 123e4567-e89b-12d3-a456-426614174000, got "not-a-uuid" [item 1]',
-			details: { errorDescription: expect.stringContaining('Use the id of a contact') },
+			message: expect.stringContaining('Use the id of a contact'),
 		});
 		expect(output[2].json).toEqual({
 			error: 'Get Contact failed: the service answered status "error" (error)',
-			details: { errorDescription: expect.stringContaining('Check the Contact ID') },
+			message: expect.stringContaining('Check the Contact ID'),
 		});
 		expect(output[0].json.id).toBe(DEMO.completedContactId);
 	});
@@ -352,7 +356,7 @@ describe('router: error items by node version and On Error mode', () => {
 		expect(errorOutput[2].json).toEqual({ error: expect.stringMatching(/^Get Contact failed/), errorDescription: expect.any(String) });
 	});
 
-	it('1.2, Continue (using error output): a refused Add Contacts batch fails exactly its items, keeping campaign and contact under details', async () => {
+	it('1.2, Continue (using error output): a refused Add Contacts batch fails exactly its items, each with the reason and what to check', async () => {
 		const items = leads(25);
 		// Five digits pass the node's check but not the service's: the second batch of 10 is refused whole.
 		items[12].json.phone = '+12345';
@@ -368,11 +372,7 @@ describe('router: error items by node version and On Error mode', () => {
 		expect(output.flatMap((item, index) => (goesToErrorOutput(item) ? [index] : []))).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
 		expect(output[11].json).toEqual({
 			error: 'Add Contacts failed: the service answered status "error" (error)',
-			details: {
-				errorDescription: expect.stringContaining('Check the Campaign ID and the contacts of this batch'),
-				campaignId: DEMO.campaignId,
-				contact: { firstname: 'Lead11', lastname: 'Doe', phone_number: '+14155550011' },
-			},
+			message: expect.stringContaining('Check the Campaign ID and the contacts of this batch'),
 		});
 		expect(output[20].json.added).toBe(1);
 	});
@@ -394,14 +394,17 @@ describe('router: error items by node version and On Error mode', () => {
 			const errors = output.map((item) => item.json.error);
 			// The invalid item keeps its own error; the four valid ones carry the cap.
 			expect(errors).toEqual([reason, expect.stringMatching(/^Phone Number .* \[item 1\]$/), reason, reason, reason]);
-			const kept = (item: INodeExecutionData) => (onError === 'continueErrorOutput' ? (item.json.details as IDataObject) : item.json);
-			expect(kept(output[2])).toEqual(
-				expect.objectContaining({
-					errorDescription: expect.stringContaining('Raise Options → Max Contacts per Run'),
+			if (onError === 'continueRegularOutput') {
+				// As every error item of this mode: the contact it would have sent, and what to do.
+				expect(output[2].json).toEqual({
+					error: reason,
 					campaignId: DEMO.campaignId,
 					contact: { firstname: 'Lead2', lastname: 'Doe', phone_number: '+14155550002' },
-				}),
-			);
+					errorDescription: expect.stringContaining('Raise Options → Max Contacts per Run'),
+				});
+			} else {
+				expect(output[2].json).toEqual({ error: reason, message: expect.stringContaining('Raise Options → Max Contacts per Run') });
+			}
 			expect(output.every(goesToErrorOutput)).toBe(onError === 'continueErrorOutput');
 		});
 
