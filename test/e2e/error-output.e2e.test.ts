@@ -212,7 +212,7 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 		]);
 	});
 
-	it('1.1 keeps its output: failed items stay on output 0, and a run over the cap passes its input on as n8n does for a thrown error', async () => {
+	it('1.1 keeps its output: failed items stay on output 0, and a run over the cap passes its input on as n8n does when a node throws', async () => {
 		const contacts = await eachMode('Get Contact', getContact, contactIds, 1.1);
 		expect(contacts.outcomes.continueErrorOutput).toEqual({ status: 'success', outputs: [4, 0], reached: { Sent: 4, Failed: 0 }, requests: 3 });
 		expect(nodeItems(contacts.executions.continueErrorOutput, ACTION)[0][2].json).toEqual({
@@ -221,8 +221,16 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 		});
 
 		const capped = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leads(3), 1.1);
-		expect(capped.outcomes.continueRegularOutput).toEqual({ status: 'success', outputs: [3], reached: { Sent: 3, Failed: 0 }, requests: 0 });
-		// What 1.1 always did under Continue On Fail: n8n passes the input items on unchanged.
+		// What 1.1 always did under either Continue mode: the node's run records the error, and n8n passes
+		// the input items on unchanged, down the success output, as if they had been sent.
+		const passedOn = {
+			status: 'success',
+			outputs: [3],
+			reached: { Sent: 3, Failed: 0 },
+			requests: 0,
+			error: 'Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]',
+		};
+		expect([capped.outcomes.continueRegularOutput, capped.outcomes.continueErrorOutput]).toEqual([passedOn, passedOn]);
 		expect(nodeItems(capped.executions.continueRegularOutput, ACTION)[0].map((item) => item.json)).toEqual(leads(3));
 	});
 });
