@@ -42,7 +42,7 @@ type ItemResult = { output: IDataObject[] } | { error: Error; keep: IDataObject 
  * From this node version on, error items can leave on n8n's error output, and a refusal of the whole
  * run gives error items under Continue On Fail. Earlier versions keep their outputs exactly.
  */
-export const ERROR_ITEMS_FROM_VERSION = 1.2;
+const ERROR_ITEMS_FROM_VERSION = 1.2;
 
 /**
  * Records why an item failed, or throws when the run must stop. `refuseRun` is for a refusal that
