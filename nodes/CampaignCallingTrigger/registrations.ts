@@ -21,7 +21,7 @@ export type ModuleRecords = Record<string, Record<string, ModuleRecord>>;
 
 /** Where in the node's static data the records live. */
 const MODULES = 'modules';
-/** Written before release 0.3: one secret for the node, in the clear, and module ids without verifiers. */
+/** Written by earlier builds: one secret for the node, in the clear, and module ids without verifiers. */
 const LEGACY_SECRET = 'secret';
 const LEGACY_REGISTRATIONS = 'registrations';
 

@@ -180,7 +180,7 @@ describe('an activation that fails part-way (n8n drops what create() wrote)', ()
 	});
 
 	it('control: with neither the cleanup\'s save nor this process\'s memory, the retry registers call.started again', async () => {
-		// What release 0.2 did on n8n 1.x: its only record was what create() wrote, which n8n dropped.
+		// What earlier builds did on n8n 1.x: its only record was what create() wrote, which n8n dropped.
 		const trigger = harness(EVENTS);
 		await failOnSecondModule(trigger);
 		const restartedWithoutCleanup = restartedTrigger(trigger, {});
@@ -194,7 +194,7 @@ describe('an activation that fails part-way (n8n drops what create() wrote)', ()
 	});
 });
 
-describe('static data written by release 0.2 (the secret in the clear)', () => {
+describe('static data written by earlier builds (the secret in the clear)', () => {
 	it('is rewritten at the next activation to verifiers only; the modules and their secret keep working', async () => {
 		const secret = 'L'.repeat(64);
 		const trigger = harness(['call.ended']);
