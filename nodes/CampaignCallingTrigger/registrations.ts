@@ -35,7 +35,7 @@ export function secretVerifier(secret: string): string {
 	return createHash('sha256').update(secret).digest('base64url');
 }
 
-/** The records in the node's static data, with what an earlier release wrote read into the same form. */
+/** The records in the node's static data, with what earlier builds wrote read into the same form. */
 export function readModuleRecords(staticData: IDataObject): ModuleRecords {
 	const records: ModuleRecords = {};
 	const legacySecret = staticData[LEGACY_SECRET];
@@ -55,7 +55,7 @@ export function readModuleRecords(staticData: IDataObject): ModuleRecords {
 	return records;
 }
 
-/** Stores the records, replacing what an earlier release wrote (its secret in the clear included). */
+/** Stores the records, replacing what earlier builds wrote (their secret in the clear included). */
 export function writeModuleRecords(staticData: IDataObject, records: ModuleRecords): void {
 	staticData[MODULES] = structuredClone(records) as unknown as IDataObject;
 	delete staticData[LEGACY_SECRET];
@@ -98,7 +98,7 @@ export function rememberRegistration(trigger: string, url: string, event: string
 
 /**
  * The trigger's records with every module this process registered for it that they lack put back,
- * written into static data when that changed them or when it still holds an earlier release's form.
+ * written into static data when that changed them or when it still holds the form of earlier builds.
  */
 export function restoreModuleRecords(staticData: IDataObject, trigger: string): ModuleRecords {
 	const { records, added } = recallRegistrations(trigger, readModuleRecords(staticData));
