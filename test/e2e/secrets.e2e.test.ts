@@ -101,6 +101,8 @@ describe.each(versions)('secrets in n8n %s', (version) => {
 			userFolder,
 			// The same variable names in 1.x and 2.x (@n8n/config's LoggingConfig).
 			extraEnv: { N8N_LOG_LEVEL: 'debug', N8N_LOG_OUTPUT: 'console,file', N8N_LOG_FILE_LOCATION: debugLogFile },
+			// Minutes, not seconds, when other n8n instances share the machine's two cores.
+			readyTimeoutMs: 400_000,
 		});
 		const create = async (name: string, data: Record<string, unknown>) => {
 			const created = await n8n.api.createCredential(name, CREDENTIAL_TYPE, data);
