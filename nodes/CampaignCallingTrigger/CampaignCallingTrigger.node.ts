@@ -13,15 +13,15 @@ import { deliveryLimitProperties, readDeliveryLimits } from '../shared/moduleSet
 import { CREDENTIAL_TEST_NAME, testCampaignCallingCredential } from '../shared/credentialTest';
 import { createWebhookModule } from '../shared/service';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../shared/vocabulary';
+import { EVENT_HEADER, SECRET_HEADER, carriesModuleSecret, parseDelivery, withoutSecret } from './delivery';
 import {
-	EVENT_HEADER,
-	SECRET_HEADER,
-	constantTimeEquals,
 	newSecret,
-	parseDelivery,
-	readRegistrations,
-	withoutSecret,
-} from './delivery';
+	rememberRegistration,
+	restoreModuleRecords,
+	secretVerifier,
+	triggerKey,
+	writeModuleRecords,
+} from './registrations';
 import { REMEMBERED_KEYS, checkAndRecordKeys, readRepeatKeyPath, repeatKeyHash } from './repeats';
 
 const GROUP_LABELS: Record<string, string> = {
@@ -127,9 +127,8 @@ export class CampaignCallingTrigger implements INodeType {
 				const events = selectedEvents.call(this);
 				// Checked here so a bad Repeat Key fails activation instead of every delivery.
 				repeatKeyPath.call(this, this.getNodeParameter('options', {}) as IDataObject);
-				const state = readRegistrations(this.getWorkflowStaticData('node'));
-				const modules = state.registrations[webhookUrl] ?? {};
-				return state.secret !== undefined && events.every((event) => modules[event] !== undefined);
+				const modules = restoreModuleRecords(this.getWorkflowStaticData('node'), thisTrigger.call(this))[webhookUrl] ?? {};
+				return events.every((event) => modules[event] !== undefined);
 			},
 
 			async create(this: IHookFunctions): Promise<boolean> {
@@ -137,32 +136,35 @@ export class CampaignCallingTrigger implements INodeType {
 				const events = selectedEvents.call(this);
 				const limits = deliveryLimits.call(this);
 				const staticData = this.getWorkflowStaticData('node');
-				const state = readRegistrations(staticData);
+				const trigger = thisTrigger.call(this);
+				const records = restoreModuleRecords(staticData, trigger);
 
-				// One secret per node, kept for good: modules registered earlier still send it.
-				const secret = state.secret ?? newSecret();
-				staticData.secret = secret;
-				const modules = { ...(state.registrations[webhookUrl] ?? {}) };
-
+				// A new secret for the modules registered now; only the service knows earlier ones.
+				const secret = newSecret();
+				const verifier = secretVerifier(secret);
 				for (const event of events) {
-					if (modules[event] !== undefined) continue;
-					const record = await createWebhookModule.call(this, event, {
+					if (records[webhookUrl]?.[event] !== undefined) continue;
+					const module = await createWebhookModule.call(this, event, {
 						method: 'POST',
 						url: webhookUrl,
 						headers: { [SECRET_HEADER]: secret, [EVENT_HEADER]: event },
 						...limits,
 					});
-					modules[event] = typeof record.id === 'string' ? record.id : 'unknown';
-					// Saved after each module, so a failure part-way does not register the others twice.
-					staticData.registrations = { ...state.registrations, [webhookUrl]: { ...modules } };
+					const record = { id: typeof module.id === 'string' ? module.id : 'unknown', verifier };
+					// Remembered outside static data too: n8n may drop static data if a later module fails.
+					rememberRegistration(trigger, webhookUrl, event, record);
+					(records[webhookUrl] ??= {})[event] = record;
+					writeModuleRecords(staticData, records);
 				}
 				return true;
 			},
 
 			async delete(this: IHookFunctions): Promise<boolean> {
 				const webhookUrl = this.getNodeWebhookUrl('default') as string;
-				const state = readRegistrations(this.getWorkflowStaticData('node'));
-				const kept = Object.keys(state.registrations[webhookUrl] ?? {}).length;
+				// After a failed create() n8n calls this on a fresh copy of static data and saves it: the
+				// modules registered before the failure are put back here, and so kept.
+				const records = restoreModuleRecords(this.getWorkflowStaticData('node'), thisTrigger.call(this));
+				const kept = Object.keys(records[webhookUrl] ?? {}).length;
 				// The service shows no endpoint to list or delete modules: they stay registered and the
 				// record of them stays here, so the next activation reuses them instead of adding more.
 				this.logger.info(
@@ -176,10 +178,8 @@ export class CampaignCallingTrigger implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const request = this.getRequestObject();
 		const response = this.getResponseObject();
-		const state = readRegistrations(this.getWorkflowStaticData('node'));
 
-		const presented = request.headers[SECRET_HEADER];
-		if (state.secret === undefined || typeof presented !== 'string' || !constantTimeEquals(presented, state.secret)) {
+		if (!carriesModuleSecret(this.getWorkflowStaticData('node'), request.headers)) {
 			response.status(401).json({ status: 'error', message: 'Unauthorized' });
 			return { noWebhookResponse: true };
 		}
@@ -235,6 +235,10 @@ export class CampaignCallingTrigger implements INodeType {
 		if (items.length === 0) return { webhookResponse: acknowledgement };
 		return { webhookResponse: acknowledgement, workflowData: [items] };
 	}
+}
+
+function thisTrigger(this: IHookFunctions): string {
+	return triggerKey(this.getWorkflow().id, this.getNode().id);
 }
 
 function deliveryLimits(this: IHookFunctions): { timeout: number; retryLimit: number } {

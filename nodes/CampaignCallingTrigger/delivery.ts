@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
-import { randomString } from 'n8n-workflow';
 
-/** Header carrying the secret only this node knows; every module it registers sends it. */
+import { isKnownSecret, readModuleRecords } from './registrations';
+
+/** Header carrying the secret of the module that sent a delivery (registrations.ts keeps only its verifier). */
 export const SECRET_HEADER = 'x-campaign-calling-secret';
 /** Header naming the event type a module was registered for, for bodies without `event_type`. */
 export const EVENT_HEADER = 'x-campaign-calling-event';
@@ -9,41 +10,10 @@ export const EVENT_HEADER = 'x-campaign-calling-event';
 /** Deliveries larger than this are refused; call transcripts are far smaller. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** What the node keeps in its static data between activations. */
-export interface TriggerState {
-	secret: string | undefined;
-	/** Per webhook URL (production and test URLs differ): event type → webhook module id. */
-	registrations: Record<string, Record<string, string>>;
-}
-
-export function readRegistrations(staticData: IDataObject): TriggerState {
-	const secret = typeof staticData.secret === 'string' && staticData.secret !== '' ? staticData.secret : undefined;
-	const registrations: TriggerState['registrations'] = {};
-	const stored = staticData.registrations;
-	if (stored && typeof stored === 'object' && !Array.isArray(stored)) {
-		for (const [url, modules] of Object.entries(stored as IDataObject)) {
-			if (!modules || typeof modules !== 'object' || Array.isArray(modules)) continue;
-			registrations[url] = {};
-			for (const [event, id] of Object.entries(modules as IDataObject)) {
-				if (typeof id === 'string') registrations[url][event] = id;
-			}
-		}
-	}
-	return { secret, registrations };
-}
-
-/** 64 characters from a 62-letter alphabet: about 381 bits from the platform's secure generator. */
-export function newSecret(): string {
-	return randomString(64);
-}
-
-/** Compares without returning early on the first differing character. */
-export function constantTimeEquals(presented: string, expected: string): boolean {
-	let difference = presented.length ^ expected.length;
-	for (let i = 0; i < expected.length; i++) {
-		difference |= (presented.charCodeAt(i) || 0) ^ expected.charCodeAt(i);
-	}
-	return difference === 0;
+/** Whether a delivery carries the secret of a module this trigger registered. */
+export function carriesModuleSecret(staticData: IDataObject, headers: DeliveryRequest['headers']): boolean {
+	const presented = headers[SECRET_HEADER];
+	return typeof presented === 'string' && isKnownSecret(readModuleRecords(staticData), presented);
 }
 
 export function withoutSecret(headers: Record<string, unknown>): IDataObject {

@@ -1,8 +1,10 @@
 /**
  * Drives the trigger node through n8n-core's real HookContext (activation hooks) and
- * WebhookContext (deliveries). The Workflow object keeps its static data between calls, as n8n
- * keeps a workflow's static data between activations. `prepareDelivery` instead does what n8n's
- * webhook server does per request: load a copy of the saved static data, run webhook(), save it.
+ * WebhookContext (deliveries), with static data handled as n8n handles it. `workflow` holds the
+ * static data as saved (n8n's database). Each hook runs on a copy loaded from it, saved back only
+ * when the hook returns: n8n 1.x (and 2.x without its publication service) drops what a throwing
+ * create() wrote, then calls delete() on a fresh copy and saves that (`activate`). `prepareDelivery`
+ * does what n8n's webhook server does per request: load a copy, run webhook(), save it.
  */
 import { HookContext, WebhookContext } from 'n8n-core';
 import type {
@@ -17,6 +19,8 @@ import type {
 import { Workflow } from 'n8n-workflow';
 
 import { CampaignCallingTrigger } from '../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
+import { SECRET_HEADER } from '../../nodes/CampaignCallingTrigger/delivery';
+import type { Simulator } from '../simulator/server.ts';
 import { additionalDataFor, nodeTypesFor, type CredentialData } from './n8nContext.ts';
 
 export const WEBHOOK_BASE_URL = 'http://127.0.0.1:5678/webhook';
@@ -129,26 +133,50 @@ export class TriggerHarness {
 		};
 	}
 
-	private hookContext(activation: WorkflowActivateMode = 'activate'): HookContext {
+	private hookContext(workflow: Workflow, activation: WorkflowActivateMode = 'activate'): HookContext {
 		const additionalData = this.additionalData();
-		return new HookContext(this.workflow, this.node, additionalData, 'trigger', activation, this.webhookData(additionalData));
+		return new HookContext(workflow, this.node, additionalData, 'trigger', activation, this.webhookData(additionalData, workflow));
 	}
 
 	async checkExists(): Promise<boolean> {
-		return await this.nodeType.webhookMethods.default.checkExists.call(this.hookContext());
+		return await this.runHooks(async (context) => await this.hooks.checkExists.call(context));
 	}
 
 	async create(): Promise<boolean> {
-		return await this.nodeType.webhookMethods.default.create.call(this.hookContext());
+		return await this.runHooks(async (context) => await this.hooks.create.call(context));
 	}
 
+	/** What n8n does on deactivation. */
 	async delete(): Promise<boolean> {
-		return await this.nodeType.webhookMethods.default.delete.call(this.hookContext());
+		return await this.runHooks(async (context) => await this.hooks.delete.call(context));
 	}
 
-	/** What n8n does on activation: create only when checkExists says the webhook is missing. */
+	/**
+	 * What n8n 1.x does on activation: create only when checkExists says the webhook is missing, on a
+	 * copy of the saved static data, saved only if both return. When one throws, n8n calls delete()
+	 * on a copy freshly loaded from the database and saves it, then fails the activation.
+	 */
 	async activate(): Promise<void> {
-		if (!(await this.checkExists())) await this.create();
+		try {
+			await this.runHooks(async (context) => {
+				if (!(await this.hooks.checkExists.call(context))) await this.hooks.create.call(context);
+			});
+		} catch (error) {
+			await this.delete();
+			throw error;
+		}
+	}
+
+	private get hooks() {
+		return this.nodeType.webhookMethods.default;
+	}
+
+	/** Runs hooks on a copy of the saved static data; the copy is saved only if they return. */
+	private async runHooks<T>(hooks: (context: HookContext) => Promise<T>): Promise<T> {
+		const loaded = this.workflowWith(this.workflow.id, this.savedStaticData());
+		const result = await hooks(this.hookContext(loaded));
+		if (loaded.staticData.__dataChanged === true) this.workflow.staticData = loaded.staticData;
+		return result;
 	}
 
 	/** Runs `webhook()` for one delivery, as n8n's webhook server would. */
@@ -220,6 +248,21 @@ export class TriggerHarness {
 		const result = await this.nodeType.webhook.call(context);
 		return { result, ...outcome };
 	}
+}
+
+/** The modules the service holds for `url`, oldest first: event type, id and the secret each sends. */
+export function modulesFor(simulator: Simulator, url: string): Array<{ event: string; id: string; secret: string }> {
+	return [...simulator.state.webhookModules.values()]
+		.map(({ record }) => record)
+		.filter((record) => record.settings.url === url)
+		.map((record) => ({ event: record.event_type, id: record.id, secret: record.settings.headers[SECRET_HEADER] }));
+}
+
+/** The secret of the newest module for `url`: the one every module of the latest activation sends. */
+export function moduleSecret(simulator: Simulator, url: string): string {
+	const newest = modulesFor(simulator, url).at(-1);
+	if (newest === undefined) throw new Error(`The service holds no module for ${url}`);
+	return newest.secret;
 }
 
 function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {

@@ -33,7 +33,7 @@ export function checkFaultSpec(input: unknown): FaultSpec {
 	for (const field of ['method', 'path'] as const) {
 		if (fault[field] !== undefined && typeof fault[field] !== 'string') throw new Error(`fault ${field} must be a string`);
 	}
-	for (const field of ['times', 'retryAfterSeconds', 'delayMs'] as const) {
+	for (const field of ['times', 'after', 'retryAfterSeconds', 'delayMs'] as const) {
 		const value = fault[field];
 		if (value !== undefined && (!Number.isInteger(value) || (value as number) < 0)) {
 			throw new Error(`fault ${field} must be a non-negative integer`);
@@ -45,6 +45,8 @@ export function checkFaultSpec(input: unknown): FaultSpec {
 interface PendingFault {
 	spec: FaultSpec;
 	remaining: number;
+	/** matching requests still to let through before the fault starts */
+	passing: number;
 }
 
 export class FaultQueue {
@@ -52,7 +54,7 @@ export class FaultQueue {
 
 	add(spec: FaultSpec): void {
 		const checked = checkFaultSpec(spec);
-		this.pending.push({ spec: checked, remaining: checked.times ?? 1 });
+		this.pending.push({ spec: checked, remaining: checked.times ?? 1, passing: checked.after ?? 0 });
 	}
 
 	clear(): void {
@@ -63,7 +65,10 @@ export class FaultQueue {
 		return this.pending.map(({ spec, remaining }) => ({ ...spec, remaining }));
 	}
 
-	/** The fault this request hits, if any; counts it against that fault's `times`. */
+	/**
+	 * The fault this request hits, if any; counts it against that fault's `times`. A fault still
+	 * letting requests through (`after`) counts this one instead and answers it normally.
+	 */
 	take(method: string, path: string): FaultSpec | undefined {
 		const index = this.pending.findIndex(
 			({ spec, remaining }) =>
@@ -73,6 +78,10 @@ export class FaultQueue {
 		);
 		if (index === -1) return undefined;
 		const hit = this.pending[index];
+		if (hit.passing > 0) {
+			hit.passing -= 1;
+			return undefined;
+		}
 		hit.remaining -= 1;
 		if (hit.remaining === 0) this.pending.splice(index, 1);
 		return hit.spec;

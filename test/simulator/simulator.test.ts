@@ -591,6 +591,16 @@ describe('fault injection', () => {
 		expect(simulator.requests).toHaveLength(5);
 	});
 
+	it('after lets that many matching requests through before the fault answers', async () => {
+		simulator.injectFault({ kind: 'http-500', path: '/v1/modules/webhook', after: 1 });
+		const body = { event_type: 'call.ended', settings: { method: 'POST', url: 'http://127.0.0.1:9/hook' } };
+		expect((await call('GET', '/v1/webhooks')).status).toBe(200);
+		expect((await call('POST', '/v1/modules/webhook', { body })).status).toBe(200);
+		expect((await call('POST', '/v1/modules/webhook', { body })).status).toBe(500);
+		expect((await call('POST', '/v1/modules/webhook', { body })).status).toBe(200);
+		expect(simulator.state.webhookModules.size).toBe(2);
+	});
+
 	it('clearFaults removes pending faults, and reset does too', async () => {
 		simulator.injectFault({ kind: 'http-500', times: 5 });
 		simulator.clearFaults();

@@ -228,6 +228,8 @@ export interface FaultSpec {
 	path?: string;
 	/** how many matching requests it affects (default 1) */
 	times?: number;
+	/** how many matching requests it lets through, answered normally, before it affects any (default 0) */
+	after?: number;
 	/** for http-429: sends a Retry-After header when set */
 	retryAfterSeconds?: number;
 	/** for 'slow': wait this long, then answer normally */

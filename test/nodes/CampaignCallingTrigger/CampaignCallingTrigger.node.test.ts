@@ -1,10 +1,13 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+import type { IDataObject } from 'n8n-workflow';
 
 import { SECRET_HEADER, MAX_BODY_BYTES } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
-import { TriggerHarness } from '../../helpers/triggerContext.ts';
+import { TriggerHarness, moduleSecret, modulesFor } from '../../helpers/triggerContext.ts';
 
 let simulator: Simulator;
 beforeAll(async () => {
@@ -20,6 +23,22 @@ function harness(events: string[], options: Record<string, unknown> = {}) {
 	return new TriggerHarness({ events, options }, credentials());
 }
 
+/** The trigger in a restarted n8n: the node's code loaded afresh (nothing in memory), `staticData` as saved. */
+function restartedTrigger(trigger: TriggerHarness, staticData: IDataObject): TriggerHarness {
+	let nodeType: CampaignCallingTrigger | undefined;
+	jest.isolateModules(() => {
+		const loaded = require('../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node') as {
+			CampaignCallingTrigger: typeof CampaignCallingTrigger;
+		};
+		nodeType = new loaded.CampaignCallingTrigger();
+	});
+	return new TriggerHarness(trigger.node.parameters, credentials(), undefined, {
+		workflowId: trigger.workflow.id as string,
+		staticData,
+		nodeType: nodeType!,
+	});
+}
+
 describe('activation lifecycle', () => {
 	it('first activation registers exactly one module per selected event, pointing at this node with its secret', async () => {
 		const trigger = harness(['call.ended', 'campaign.completed'], { timeout: 20, retryLimit: 2 });
@@ -28,7 +47,7 @@ describe('activation lifecycle', () => {
 
 		const bodies = moduleRequests().map((request) => request.body as Record<string, any>);
 		expect(bodies.map((body) => body.event_type)).toEqual(['call.ended', 'campaign.completed']);
-		const secret = trigger.staticData.secret as string;
+		const secret = moduleSecret(simulator, trigger.webhookUrl);
 		expect(secret).toMatch(/^[A-Za-z0-9]{64}$/);
 		for (const body of bodies) {
 			expect(body.settings).toEqual({
@@ -42,6 +61,19 @@ describe('activation lifecycle', () => {
 		expect(await trigger.checkExists()).toBe(true);
 	});
 
+	it('keeps each module\'s id and the SHA-256 of its secret in static data, never the secret', async () => {
+		const trigger = harness(['call.ended', 'campaign.completed']);
+		await trigger.activate();
+		const modules = modulesFor(simulator, trigger.webhookUrl);
+		const verifier = createHash('sha256').update(modules[0].secret).digest('base64url');
+		expect(trigger.staticData).toEqual({
+			modules: {
+				[trigger.webhookUrl]: Object.fromEntries(modules.map(({ event, id }) => [event, { id, verifier }])),
+			},
+		});
+		expect(JSON.stringify(trigger.savedStaticData())).not.toContain(modules[0].secret);
+	});
+
 	it('re-activation with the same events registers nothing new', async () => {
 		const trigger = harness(['call.ended']);
 		await trigger.activate();
@@ -51,20 +83,21 @@ describe('activation lifecycle', () => {
 		expect(moduleRequests()).toHaveLength(1);
 	});
 
-	it('widening the event set registers only the new events, with the same secret', async () => {
+	it('widening the event set registers only the new events, with a new secret; the earlier module\'s is still accepted', async () => {
 		const trigger = harness(['call.ended']);
 		await trigger.activate();
-		const secret = trigger.staticData.secret;
 		await trigger.delete();
 		trigger.setParameters({ events: ['call.ended', 'call.failed', 'conversation.transcript'], options: {} });
 		expect(await trigger.checkExists()).toBe(false);
 		await trigger.activate();
-		expect(moduleRequests().map((request) => (request.body as Record<string, unknown>).event_type)).toEqual([
-			'call.ended',
-			'call.failed',
-			'conversation.transcript',
-		]);
-		expect(trigger.staticData.secret).toBe(secret);
+		const modules = modulesFor(simulator, trigger.webhookUrl);
+		expect(modules.map((module) => module.event)).toEqual(['call.ended', 'call.failed', 'conversation.transcript']);
+		expect(modules[1].secret).toBe(modules[2].secret);
+		expect(modules[1].secret).not.toBe(modules[0].secret);
+		for (const { event, secret } of modules) {
+			const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: event } });
+			expect(outcome.result.workflowData).toEqual([[{ json: { event_type: event } }]]);
+		}
 	});
 
 	it('delete calls no endpoint (the service shows none) and keeps the record of the modules', async () => {
@@ -93,11 +126,103 @@ describe('activation lifecycle', () => {
 	});
 });
 
+describe('an activation that fails part-way (n8n drops what create() wrote)', () => {
+	const EVENTS = ['call.started', 'call.ended', 'campaign.completed'];
+
+	async function failOnSecondModule(trigger: TriggerHarness) {
+		simulator.injectFault({ kind: 'http-500', path: '/v1/modules/webhook', after: 1 });
+		await expect(trigger.activate()).rejects.toThrow(/Create Webhook Module failed/);
+		expect(modulesFor(simulator, trigger.webhookUrl).map((module) => module.event)).toEqual(['call.started']);
+	}
+
+	/** Each module's own delivery starts exactly one item, of its own event. */
+	async function expectEachModuleAccepted(trigger: TriggerHarness) {
+		const modules = modulesFor(simulator, trigger.webhookUrl);
+		expect(modules.map((module) => module.event).sort()).toEqual([...EVENTS].sort());
+		for (const { event, secret } of modules) {
+			const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret, 'x-campaign-calling-event': event }, body: {} });
+			expect([event, outcome.statusCode, outcome.result.workflowData]).toEqual([event, undefined, [[{ json: { event_type: event } }]]]);
+		}
+	}
+
+	it('keeps the registered module through n8n\'s cleanup: the next activation registers only the missing events', async () => {
+		const trigger = harness(EVENTS);
+		await failOnSecondModule(trigger);
+		expect(await trigger.checkExists()).toBe(false);
+		await trigger.activate();
+		expect(moduleRequests().map((request) => (request.body as Record<string, unknown>).event_type)).toEqual([
+			'call.started',
+			'call.ended',
+			'call.ended',
+			'campaign.completed',
+		]);
+		await expectEachModuleAccepted(trigger);
+	});
+
+	it('after the failure, a restarted n8n (nothing in memory) still knows the first module', async () => {
+		const trigger = harness(EVENTS);
+		await failOnSecondModule(trigger);
+		const restarted = restartedTrigger(trigger, trigger.savedStaticData());
+		await restarted.activate();
+		await expectEachModuleAccepted(restarted);
+	});
+
+	it('when even the cleanup\'s save is lost, a retry in the same n8n process registers no event twice', async () => {
+		const trigger = harness(EVENTS);
+		await failOnSecondModule(trigger);
+		const lostEverything = new TriggerHarness(trigger.node.parameters, credentials(), undefined, {
+			workflowId: trigger.workflow.id as string,
+			staticData: {},
+			nodeType: trigger.nodeType,
+		});
+		await lostEverything.activate();
+		await expectEachModuleAccepted(lostEverything);
+	});
+
+	it('control: with neither the cleanup\'s save nor this process\'s memory, the retry registers call.started again', async () => {
+		// What earlier builds did on n8n 1.x: its only record was what create() wrote, which n8n dropped.
+		const trigger = harness(EVENTS);
+		await failOnSecondModule(trigger);
+		const restartedWithoutCleanup = restartedTrigger(trigger, {});
+		await restartedWithoutCleanup.activate();
+		expect(modulesFor(simulator, trigger.webhookUrl).map((module) => module.event)).toEqual([
+			'call.started',
+			'call.started',
+			'call.ended',
+			'campaign.completed',
+		]);
+	});
+});
+
+describe('static data written by earlier builds (the secret in the clear)', () => {
+	it('is rewritten at the next activation to verifiers only; the modules and their secret keep working', async () => {
+		const secret = 'L'.repeat(64);
+		const trigger = harness(['call.ended']);
+		const url = trigger.webhookUrl;
+		const legacy = new TriggerHarness(trigger.node.parameters, credentials(), undefined, {
+			workflowId: trigger.workflow.id as string,
+			staticData: { [`node:${trigger.node.name}`]: { secret, registrations: { [url]: { 'call.ended': 'module-1' } } } },
+			nodeType: trigger.nodeType,
+		});
+		const before = await legacy.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: 'call.ended' } });
+		expect(before.result.workflowData).toHaveLength(1);
+
+		await legacy.activate();
+		expect(moduleRequests()).toHaveLength(0);
+		const verifier = createHash('sha256').update(secret).digest('base64url');
+		expect(legacy.staticData).toEqual({ modules: { [url]: { 'call.ended': { id: 'module-1', verifier } } } });
+		const after = await legacy.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: 'call.ended' } });
+		expect(after.result.workflowData).toHaveLength(1);
+		const forged = await legacy.deliver({ headers: { [SECRET_HEADER]: verifier }, body: { event_type: 'call.ended' } });
+		expect(forged.statusCode).toBe(401);
+	});
+});
+
 describe('webhook(): deliveries', () => {
 	async function activeTrigger(events: string[], options: Record<string, unknown> = {}) {
 		const trigger = harness(events, options);
 		await trigger.activate();
-		return { trigger, secret: trigger.staticData.secret as string };
+		return { trigger, secret: moduleSecret(simulator, trigger.webhookUrl) };
 	}
 
 	it('emits the delivered body as one item and acknowledges with JSON', async () => {
@@ -214,7 +339,8 @@ describe('delivery from the simulator to a local receiver', () => {
 		expect(received).toHaveLength(1);
 
 		const delivery = received[0];
-		expect(delivery.headers[SECRET_HEADER]).toBe(trigger.staticData.secret);
+		expect(delivery.headers[SECRET_HEADER]).toBe(moduleSecret(simulator, trigger.webhookUrl));
+		expect(JSON.stringify(trigger.savedStaticData())).not.toContain(String(delivery.headers[SECRET_HEADER]));
 		const outcome = await trigger.deliver({
 			headers: Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name, String(value)])),
 			raw: delivery.body,

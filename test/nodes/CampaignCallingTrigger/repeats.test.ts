@@ -9,7 +9,7 @@ import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/Campa
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { REMEMBERED_KEYS, readRepeatKeyPath, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
-import { TriggerHarness, WEBHOOK_BASE_URL, type DeliveryOutcome } from '../../helpers/triggerContext.ts';
+import { TriggerHarness, WEBHOOK_BASE_URL, moduleSecret, type DeliveryOutcome } from '../../helpers/triggerContext.ts';
 
 let simulator: Simulator;
 beforeAll(async () => {
@@ -22,7 +22,7 @@ const credentials = () => ({ baseUrl: simulator.url, apiKey: DEMO.apiKey });
 async function activeTrigger(options: IDataObject = { ignoreRepeats: true }, events = ['call.started', 'call.ended']) {
 	const trigger = new TriggerHarness({ events, options }, credentials());
 	await trigger.activate();
-	const secret = trigger.staticData.secret as string;
+	const secret = moduleSecret(simulator, trigger.webhookUrl);
 	const send = async (body: unknown, mode?: 'manual') => await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body, mode });
 	return { trigger, secret, send };
 }
@@ -254,7 +254,7 @@ function restartedTrigger(trigger: TriggerHarness) {
 		staticData: trigger.savedStaticData(),
 		nodeType: nodeType!,
 	});
-	const secret = restarted.staticData.secret as string;
+	const secret = moduleSecret(simulator, restarted.webhookUrl);
 	return {
 		trigger: restarted,
 		send: async (body: unknown) => await restarted.deliver({ headers: { [SECRET_HEADER]: secret }, body }),

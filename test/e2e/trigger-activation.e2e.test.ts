@@ -1,0 +1,192 @@
+/**
+ * A trigger activation that fails part-way, in real n8n: the service refuses the second module
+ * registration (and keeps refusing, so n8n 2.x's own retries fail too), then a later activation
+ * succeeds. The service must then hold exactly one module per event, and a delivery sent with each
+ * module's own headers (by the simulator, as the service would) must start exactly one execution.
+ * The same after widening the event set of a trigger that was active before. On 2.41.1 it runs
+ * twice: with n8n's publication service (the default) and without it (N8N_USE_WORKFLOW_PUBLICATION_SERVICE
+ * =false), whose activation path is 1.x's: static data written by a create() that throws is dropped.
+ *
+ * It also reads what n8n keeps of the workflow's static data in each execution (1.x copies it there)
+ * and checks that no module's secret is anywhere in n8n's copy of the workflow or its executions.
+ */
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
+import type { DeliveryResult } from '../simulator/types.ts';
+import { SECRET_HEADER, triggerUrl } from './harness/deliveries.ts';
+import { createUserFolder, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
+import { log, sleep } from './harness/process.ts';
+import { e2eVersions } from './harness/runtime.ts';
+import {
+	CREDENTIAL_TYPE,
+	TRIGGER_NODE_NAME,
+	campaignCallingTriggerNode,
+	triggerWorkflow,
+	type CredentialRef,
+	type WorkflowJson,
+} from './harness/workflows.ts';
+
+const EVENTS = ['call.started', 'call.ended', 'campaign.completed'];
+/** Fails every module registration after the first, until cleared: n8n 2.x retries an activation five times. */
+const SECOND_REGISTRATION_FAILS = { kind: 'http-500', path: '/v1/modules/webhook', after: 1, times: 100 } as const;
+
+interface Setup {
+	label: string;
+	version: ReturnType<typeof e2eVersions>[number];
+	extraEnv?: Record<string, string>;
+}
+
+const setups: Setup[] = e2eVersions().flatMap((version): Setup[] =>
+	version.startsWith('2.')
+		? [
+				{ label: `${version} (publication service, the default)`, version },
+				{ label: `${version} (publication service off)`, version, extraEnv: { N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false' } },
+			]
+		: [{ label: version, version }],
+);
+
+describe.each(setups)('a trigger activation that fails part-way, in n8n $label', ({ label, version, extraEnv }) => {
+	let simulator: Simulator;
+	let n8n: N8nInstance;
+	let userFolder: string;
+	let credential: CredentialRef;
+
+	const modulesFor = (url: string) =>
+		[...simulator.state.webhookModules.values()].map(({ record }) => record).filter((record) => record.settings.url === url);
+	const eventsOf = (url: string) => modulesFor(url).map((module) => module.event_type).sort();
+	const registrationsSent = () => simulator.requests.filter((request) => request.path === '/v1/modules/webhook').length;
+
+	beforeAll(async () => {
+		simulator = await startSimulator();
+		userFolder = createUserFolder(`activation-${version}`);
+		// Ready takes 10-20 s on a quiet machine; minutes when other n8n instances share its two cores.
+		n8n = await startN8n({ version, userFolder, withPackage: true, extraEnv, readyTimeoutMs: 400_000 });
+		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
+			baseUrl: `${simulator.url}/`,
+			apiKey: DEMO.apiKey,
+		});
+		credential = { id: created.id, name: created.name };
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await simulator?.close();
+		if (userFolder && !process.env.E2E_KEEP_WORK) rmSync(userFolder, { recursive: true, force: true });
+	});
+
+	/** Activation while the service fails every registration after the first: it must fail, with the service's reason. */
+	async function failingActivation(workflowId: string): Promise<string> {
+		simulator.injectFault({ ...SECOND_REGISTRATION_FAILS });
+		const failure = await n8n.api.activate(workflowId).then(
+			() => undefined,
+			(error: Error) => error.message,
+		);
+		simulator.clearFaults();
+		// 2.x shows the error's message; 1.x shows its description (NodeApiError) instead.
+		expect(failure).toMatch(/Create Webhook Module failed: the service answered HTTP 500|The service had a problem/);
+		return failure!.split('\n')[0];
+	}
+
+	/**
+	 * Has the service deliver each event once to every module it holds for it, with that module's own
+	 * headers, and checks each delivery started exactly one execution carrying its marker.
+	 */
+	async function deliverThroughEachModule(workflowId: string, url: string) {
+		const results: DeliveryResult[] = [];
+		const markers: string[] = [];
+		for (const event of EVENTS) {
+			const marker = `${event}-${randomUUID()}`;
+			markers.push(marker);
+			const delivered = (await simulator.deliverEvent(event, { data: { contact_id: DEMO.completedContactId, marker } })).filter(
+				(result) => result.url === url,
+			);
+			results.push(...delivered);
+		}
+		expect(results.map((result) => [result.ok, result.status])).toEqual(EVENTS.map(() => [true, 200]));
+		const executions = await n8n.api.waitForExecutions(workflowId, EVENTS.length, 60_000);
+		// A moment more, so an extra execution would show.
+		await sleep(2000);
+		const all = await n8n.api.listExecutions(workflowId, true);
+		const seen = all.flatMap((execution) =>
+			nodeOutput(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker?: string } | undefined)?.marker),
+		);
+		expect(all.map((execution) => execution.status)).toEqual(EVENTS.map(() => 'success'));
+		expect(seen.sort()).toEqual([...markers].sort());
+		return { results, executions: all.length, finishedBeforeWait: executions.length };
+	}
+
+	/** n8n's copy of the workflow (with its static data) and of every execution, searched for each module's secret. */
+	async function secretsInN8n(workflowId: string, url: string) {
+		const secrets = modulesFor(url).map((module) => module.settings.headers[SECRET_HEADER]);
+		const workflow = await n8n.api.rest<{ data: Record<string, unknown> }>('GET', `/workflows/${workflowId}`);
+		const executions = await n8n.api.publicApi<{ data: Array<Execution & { workflowData?: { staticData?: unknown } }> }>(
+			'GET',
+			`/executions?workflowId=${workflowId}&includeData=true`,
+		);
+		const texts = [JSON.stringify(workflow.body), ...executions.body.data.map((execution) => JSON.stringify(execution))];
+		const staticDataCopies = executions.body.data.map((execution) => execution.workflowData?.staticData);
+		return {
+			hits: secrets.filter((secret) => texts.some((text) => text.includes(secret))).length,
+			staticDataInWorkflow: workflow.body.data?.staticData,
+			staticDataCopies,
+		};
+	}
+
+	it('a new trigger: the second registration fails, then an activation succeeds; one module per event, each delivery starts one execution', async () => {
+		const trigger = campaignCallingTriggerNode(EVENTS, credential);
+		const workflow = await n8n.api.createWorkflow(triggerWorkflow(`activation fails part-way ${version}`, trigger));
+		const url = triggerUrl(n8n, trigger);
+
+		const failure = await failingActivation(workflow.id);
+		const sentInFailure = registrationsSent();
+		const afterFailure = eventsOf(url);
+		expect(afterFailure).toEqual(['call.started']);
+
+		await n8n.api.activate(workflow.id);
+		expect(eventsOf(url)).toEqual([...EVENTS].sort());
+		const sentInSuccess = registrationsSent() - sentInFailure;
+		const outcome = await deliverThroughEachModule(workflow.id, url);
+		const found = await secretsInN8n(workflow.id, url);
+		expect(found.hits).toBe(0);
+
+		log(
+			`n8n ${label}, new trigger: failed activation: "${failure}"; registrations sent ${sentInFailure} ` +
+				`(modules held after it: ${afterFailure.join(', ')}); successful activation sent ${sentInSuccess}; ` +
+				`modules now: ${eventsOf(url).join(', ')} (one each); deliveries ${outcome.results.length}, all 200; ` +
+				`executions ${outcome.executions}, one per delivery.\n` +
+				`  static data in the workflow: ${JSON.stringify(found.staticDataInWorkflow)}\n` +
+				`  static data in each execution: ${JSON.stringify(found.staticDataCopies)}\n` +
+				`  module secrets found in the workflow or its executions: ${found.hits}`,
+		);
+	});
+
+	it('a widened event set: the first new registration succeeds, the next fails, then an activation succeeds; no event registered twice', async () => {
+		const trigger = campaignCallingTriggerNode(['call.ended'], credential);
+		const definition: WorkflowJson = triggerWorkflow(`activation widened ${version}`, trigger);
+		const workflow = await n8n.api.createWorkflow(definition);
+		const url = triggerUrl(n8n, trigger);
+		await n8n.api.activate(workflow.id);
+		await n8n.api.deactivate(workflow.id);
+		expect(eventsOf(url)).toEqual(['call.ended']);
+
+		const widened = { ...definition, nodes: definition.nodes.map((node) => (node.name === trigger.name ? { ...node, parameters: { ...node.parameters, events: EVENTS } } : node)) };
+		const updated = await n8n.api.publicApi('PUT', `/workflows/${workflow.id}`, widened);
+		expect(updated.status).toBe(200);
+
+		const failure = await failingActivation(workflow.id);
+		const afterFailure = eventsOf(url);
+		expect(afterFailure).toEqual(['call.ended', 'call.started']);
+
+		await n8n.api.activate(workflow.id);
+		expect(eventsOf(url)).toEqual([...EVENTS].sort());
+		const outcome = await deliverThroughEachModule(workflow.id, url);
+		expect((await secretsInN8n(workflow.id, url)).hits).toBe(0);
+
+		log(
+			`n8n ${label}, widened trigger: failed activation: "${failure}"; modules held after it: ${afterFailure.join(', ')}; ` +
+				`after the successful activation: ${eventsOf(url).join(', ')} (one each); deliveries ${outcome.results.length}, ` +
+				`all 200; executions ${outcome.executions}, one per delivery.`,
+		);
+	});
+});
