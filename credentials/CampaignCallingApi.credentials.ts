@@ -25,7 +25,7 @@ export class CampaignCallingApi implements ICredentialType {
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: 'https://api.example.com',
+			placeholder: 'e.g. https://api.example.com',
 			description:
 				'The address of the Campaign Calling API, as given by your provider, starting with https://. A trailing slash is fine.',
 		},

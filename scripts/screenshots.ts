@@ -69,7 +69,7 @@ async function capture(url: string): Promise<void> {
 		await page.waitForTimeout(SETTLE_MS);
 		await picture(page, 'node-panel-search.png');
 		await page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^Campaign Calling$/ }).first().click();
-		await page.getByText('Add contacts to a campaign').first().waitFor();
+		await page.getByText('Add contacts to campaign').first().waitFor();
 		await page.waitForTimeout(SETTLE_MS);
 		await picture(page, 'node-panel-actions.png');
 		await page.keyboard.press('Escape');
@@ -91,7 +91,7 @@ async function capture(url: string): Promise<void> {
 		// A new Get Campaign step run with Simplify (on for new nodes), then Update Campaign's webhook-flow list.
 		await newWorkflowWithManualTrigger(page, url);
 		await openNodeActions(page, 'Campaign Calling', 'Campaign Calling');
-		await pickAction(page, 'Get a campaign');
+		await pickAction(page, 'Get campaign');
 		await fillParameter(page, 'campaignId', DEMO.campaignId);
 		await executeStep(page);
 		await picture(page, 'get-campaign-simplified.png');

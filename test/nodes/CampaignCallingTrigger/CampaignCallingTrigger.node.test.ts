@@ -231,4 +231,9 @@ describe('the trigger in the editor', () => {
 		expect(notice?.displayName).toMatch(/"Listen for test event" \(for the test URL\)/);
 		expect(notice?.displayName).toMatch(/stay registered after deactivation and after test listening ends/);
 	});
+
+	it('labels the event choice "Trigger On", as n8n\'s UX guidelines name it, while saved workflows keep the name events', () => {
+		const events = new CampaignCallingTrigger().description.properties.find((property) => property.name === 'events');
+		expect({ displayName: events?.displayName, type: events?.type }).toEqual({ displayName: 'Trigger On', type: 'multiOptions' });
+	});
 });
