@@ -16,7 +16,7 @@ export class CampaignCallingApi implements ICredentialType {
 	};
 
 	documentationUrl =
-		'https://github.com/n8n-nodes-campaign-calling/n8n-nodes-campaign-calling#setting-up-the-credential';
+		'https://github.com/n8n-nodes-campaign-calling/n8n-nodes-campaign-calling#credentials';
 
 	properties: INodeProperties[] = [
 		{
