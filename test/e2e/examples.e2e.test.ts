@@ -100,7 +100,9 @@ describe.each(versions)('the examples in n8n %s', (version) => {
 
 	beforeAll(async () => {
 		simulator = await startSimulator();
-		n8n = await startN8n({ version, withPackage: true });
+		// What is tested is the examples, not how fast n8n starts: on a busy shared machine a fresh n8n's
+		// migrations alone took more than the harness's default 120 s.
+		n8n = await startN8n({ version, withPackage: true, readyTimeoutMs: 600_000 });
 		const created = await n8n.api.createCredential(DEMO_CREDENTIAL_NAME, CREDENTIAL_TYPE, {
 			baseUrl: `${simulator.url}/`,
 			apiKey: DEMO.apiKey,
