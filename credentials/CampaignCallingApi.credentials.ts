@@ -16,7 +16,7 @@ export class CampaignCallingApi implements ICredentialType {
 	};
 
 	documentationUrl =
-		'https://github.com/n8n-nodes-campaign-calling/n8n-nodes-campaign-calling#setting-up-the-credential';
+		'https://github.com/n8n-nodes-campaign-calling/n8n-nodes-campaign-calling#credentials';
 
 	properties: INodeProperties[] = [
 		{
@@ -25,7 +25,7 @@ export class CampaignCallingApi implements ICredentialType {
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: 'https://api.example.com',
+			placeholder: 'e.g. https://api.example.com',
 			description:
 				'The address of the Campaign Calling API, as given by your provider, starting with https://. A trailing slash is fine.',
 		},

@@ -89,8 +89,9 @@ function checkContents(files: string[], unpacked: string): void {
 
 /**
  * package.json's repository, homepage and bugs name one repository, and the nodes' codex files and
- * the credential link to sections of the README at its homepage: setting the repository in
- * package.json (README, "Before the first release") and forgetting one of these fails here.
+ * the credential link to sections of the README at its homepage that exist: setting the repository in
+ * package.json (CONTRIBUTING.md, "Before the first release"), forgetting one of these, or renaming a
+ * README section they open fails here.
  */
 function documentationLinks(files: string[], unpacked: string): number {
 	const home = manifest.homepage.split('#')[0];
@@ -110,10 +111,65 @@ function documentationLinks(files: string[], unpacked: string): number {
 			else problems.push(`${file} has no documentationUrl`);
 		}
 	}
+	const readmeAnchors = markdownAnchors(readFileSync(join(unpacked, 'README.md'), 'utf8'));
 	for (const { file, url } of links) {
 		if (!url.startsWith(`${home}#`)) problems.push(`${file} links to ${url}, not to a section of package.json's homepage ${home}`);
+		else if (!readmeAnchors.has(url.slice(home.length + 1))) problems.push(`${file} links to ${url}, but README.md has no section with that anchor`);
 	}
 	return links.length;
+}
+
+/** Fenced code blocks hold neither headings nor links. */
+function withoutCodeBlocks(markdown: string): string {
+	return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+}
+
+/** The anchors GitHub (and npm) give a markdown file's headings, numbered when repeated, and its explicit `<a id>`s. */
+function markdownAnchors(markdown: string): Set<string> {
+	const anchors = new Set<string>();
+	const seen = new Map<string, number>();
+	const text = withoutCodeBlocks(markdown);
+	for (const [, heading] of text.matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
+		const plain = heading
+			.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+			.replace(/<[^>]+>/g, '')
+			.toLowerCase();
+		const slug = plain.replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+		const count = seen.get(slug) ?? 0;
+		seen.set(slug, count + 1);
+		anchors.add(count === 0 ? slug : `${slug}-${count}`);
+	}
+	for (const [, id] of text.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(id);
+	return anchors;
+}
+
+/**
+ * The user and contributor documents' own links: a `#section` must be a heading of the file, a relative
+ * link a file of the repository (and its `#section` a heading there). Web links are not fetched.
+ */
+function checkMarkdownLinks(): void {
+	const documents = ['README.md', 'CONTRIBUTING.md', ...globSync('docs/*.md', { cwd: repoRoot })].filter((file) =>
+		existsSync(join(repoRoot, file)),
+	);
+	let checked = 0;
+	for (const document of documents) {
+		const text = withoutCodeBlocks(readFileSync(join(repoRoot, document), 'utf8'));
+		for (const [, target] of text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+			if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+			checked += 1;
+			const [path, anchor] = target.split('#', 2);
+			const file = path === '' ? document : posix.join(posix.dirname(document), path);
+			if (!existsSync(join(repoRoot, file))) {
+				problems.push(`${document} links to ${target}: ${file} does not exist`);
+				continue;
+			}
+			if (anchor === undefined || !file.endsWith('.md')) continue;
+			if (!markdownAnchors(readFileSync(join(repoRoot, file), 'utf8')).has(anchor)) {
+				problems.push(`${document} links to ${target}: ${file} has no section with the anchor #${anchor}`);
+			}
+		}
+	}
+	console.log(`  documents: ${documents.join(', ')}: ${checked} links to sections and files checked`);
 }
 
 async function analyze(label: string, dir: string, patterns: string[]): Promise<void> {
@@ -136,6 +192,7 @@ try {
 	await analyze('tarball', unpacked, TARBALL_PATTERNS);
 	console.log('sources:');
 	await analyze('sources', repoRoot, scanner.SOURCE_FILE_PATTERNS);
+	checkMarkdownLinks();
 } finally {
 	rmSync(work, { recursive: true, force: true });
 }

@@ -57,6 +57,9 @@ async function picture(page: Page, file: string): Promise<void> {
 async function capture(url: string): Promise<void> {
 	const browser = await launchEditorBrowser();
 	const { page } = browser;
+	// The editor's first load (its bundle compiled and cached by n8n) can take more than playwright's
+	// 30 s on a busy machine; a picture is worth the wait.
+	page.setDefaultTimeout(180_000);
 	try {
 		await signIn(page, url);
 
@@ -69,7 +72,7 @@ async function capture(url: string): Promise<void> {
 		await page.waitForTimeout(SETTLE_MS);
 		await picture(page, 'node-panel-search.png');
 		await page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^Campaign Calling$/ }).first().click();
-		await page.getByText('Add contacts to a campaign').first().waitFor();
+		await page.getByText('Add contacts to campaign').first().waitFor();
 		await page.waitForTimeout(SETTLE_MS);
 		await picture(page, 'node-panel-actions.png');
 		await page.keyboard.press('Escape');
@@ -91,7 +94,7 @@ async function capture(url: string): Promise<void> {
 		// A new Get Campaign step run with Simplify (on for new nodes), then Update Campaign's webhook-flow list.
 		await newWorkflowWithManualTrigger(page, url);
 		await openNodeActions(page, 'Campaign Calling', 'Campaign Calling');
-		await pickAction(page, 'Get a campaign');
+		await pickAction(page, 'Get campaign');
 		await fillParameter(page, 'campaignId', DEMO.campaignId);
 		await executeStep(page);
 		await picture(page, 'get-campaign-simplified.png');
@@ -116,7 +119,7 @@ async function main(): Promise<void> {
 		process.stdout.write('No demo running: starting an n8n of its own (run `npm run build` first)\n');
 		own = {};
 		own.simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
-		own.n8n = await startN8n({ version: '2.41.1', withPackage: true });
+		own.n8n = await startN8n({ version: '2.41.1', withPackage: true, readyTimeoutMs: 600_000 });
 		await installExamples(own.n8n, own.simulator.url);
 		url = own.n8n.url;
 	}

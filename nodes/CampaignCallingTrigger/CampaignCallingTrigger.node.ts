@@ -30,6 +30,8 @@ const GROUP_LABELS: Record<string, string> = {
 	campaign: 'Campaign',
 };
 
+const EVENT_NAMES = Object.fromEntries(EVENT_TYPES.map(({ name, value }) => [value, name]));
+
 export class CampaignCallingTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Campaign Calling Trigger',
@@ -41,7 +43,8 @@ export class CampaignCallingTrigger implements INodeType {
 		// made each delivery cost more than one to n8n's own Webhook node.
 		version: [1, 1.1],
 		defaultVersion: 1.1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
+		// The chosen events by name ("Call Ended"), in Title Case as n8n's UX guidelines ask of subtitles.
+		subtitle: `={{ $parameter["events"].map((event) => (${JSON.stringify(EVENT_NAMES)})[event] || event).join(", ") }}`,
 		description: 'Starts the workflow when a call ends, a campaign completes or another calling event happens',
 		defaults: { name: 'Campaign Calling Trigger' },
 		inputs: [],
@@ -67,7 +70,9 @@ export class CampaignCallingTrigger implements INodeType {
 				default: '',
 			},
 			{
-				displayName: 'Events',
+				// n8n's UX guidelines name a trigger's event parameter "Trigger On"; n8n's node panel lists
+				// a trigger's events from a parameter labelled Event, Events or Trigger On.
+				displayName: 'Trigger On',
 				name: 'events',
 				type: 'multiOptions',
 				required: true,
@@ -108,7 +113,7 @@ export class CampaignCallingTrigger implements INodeType {
 						default: '',
 						placeholder: 'e.g. data.call_id',
 						description:
-							'Used with Ignore Repeats: the dot path of the field that identifies an event, such as data.call_id or event_id. Empty compares whole events. An event without this field is never treated as a repeat.',
+							'Used with \'Ignore Repeats\': the dot path of the field that identifies an event, such as data.call_id or event_id. Empty compares whole events. An event without this field is never treated as a repeat.',
 					},
 					...deliveryLimitProperties,
 				],

@@ -85,7 +85,7 @@ describeIn2x('the editor in chromium, n8n 2.41.1', () => {
 		await newWorkflowWithManualTrigger(page, n8n.url);
 		await openNodeActions(page, 'Campaign Calling', 'Campaign Calling');
 		await picture('node-panel-actions.png');
-		await pickAction(page, 'Get a campaign');
+		await pickAction(page, 'Get campaign');
 
 		await expect(page.locator('[data-test-id="ndv"] [data-test-id="node-credentials-select"] input').inputValue()).resolves.toBe(CREDENTIAL_NAME);
 		await picture('get-campaign-panel.png');
@@ -155,6 +155,7 @@ describeIn2x('the editor in chromium, n8n 2.41.1', () => {
 		await openNode(page, TRIGGER_NODE_NAME);
 
 		await expect(page.locator('[data-test-id="ndv"]').innerText()).resolves.toContain('Listen for test event');
+		await expect(page.locator('[data-test-id="ndv"]').innerText()).resolves.toContain('Trigger On');
 		await picture('trigger-panel.png');
 		await page.click('[data-test-id="ndv"] [data-test-id="parameter-input-events"]');
 		await page.getByText('Call: Started').first().waitFor();

@@ -3,11 +3,15 @@
  * credential id substituted) and run against the simulator: one n8n per version for all three.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { DEMO_CREDENTIAL_NAME, EXAMPLES, loadExample, readExample } from '../../scripts/examples.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { executionError, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, node, TRIGGER_NODE_TYPE, type CredentialRef, type WorkflowJson } from './harness/workflows.ts';
+import { assertBuilt } from './harness/package.ts';
+import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, node, PACKAGE_NAME, TRIGGER_NODE_TYPE, type CredentialRef, type WorkflowJson } from './harness/workflows.ts';
 
 const versions = e2eVersions();
 
@@ -37,7 +41,39 @@ function withWebhookInsteadOfSchedule(workflow: WorkflowJson, path: string): Wor
 	};
 }
 
+/**
+ * The newest version of each of the package's node types, read from the built nodes' descriptions (the
+ * files package.json's n8n block names), so a version added to a node raises the bar here by itself.
+ */
+function newestNodeVersions(): Map<string, number> {
+	const root = process.cwd();
+	assertBuilt(root);
+	const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { n8n: { nodes: string[] } };
+	const load = createRequire(join(root, 'package.json'));
+	const newest = new Map<string, number>();
+	for (const file of manifest.n8n.nodes) {
+		for (const exported of Object.values(load(join(root, file)) as Record<string, new () => unknown>)) {
+			const { description } = new exported() as { description: { name: string; version: number | number[] } };
+			newest.set(`${PACKAGE_NAME}.${description.name}`, Math.max(...[description.version].flat()));
+		}
+	}
+	return newest;
+}
+
 describe('the example files', () => {
+	it("use the newest version of each of the package's nodes, and between them show every node", () => {
+		const newest = newestNodeVersions();
+		expect([...newest.keys()].sort()).toEqual([ACTION_NODE_TYPE, TRIGGER_NODE_TYPE].sort());
+		const used = Object.values(EXAMPLES).flatMap((file) =>
+			readExample(file)
+				.nodes.filter((each) => newest.has(each.type))
+				.map((each) => ({ file, node: each.name, type: each.type, typeVersion: each.typeVersion })),
+		);
+		expect(used).toEqual(used.map((each) => ({ ...each, typeVersion: newest.get(each.type) })));
+		expect(new Set(used.map((each) => each.type))).toEqual(new Set(newest.keys()));
+	});
+
+
 	it.each(Object.values(EXAMPLES))('%s uses only core nodes and ours, one credential by name, and explains itself', (file) => {
 		const workflow = readExample(file);
 		for (const each of workflow.nodes) {
@@ -64,7 +100,9 @@ describe.each(versions)('the examples in n8n %s', (version) => {
 
 	beforeAll(async () => {
 		simulator = await startSimulator();
-		n8n = await startN8n({ version, withPackage: true });
+		// What is tested is the examples, not how fast n8n starts: on a busy shared machine a fresh n8n's
+		// migrations alone took more than the harness's default 120 s.
+		n8n = await startN8n({ version, withPackage: true, readyTimeoutMs: 600_000 });
 		const created = await n8n.api.createCredential(DEMO_CREDENTIAL_NAME, CREDENTIAL_TYPE, {
 			baseUrl: `${simulator.url}/`,
 			apiKey: DEMO.apiKey,

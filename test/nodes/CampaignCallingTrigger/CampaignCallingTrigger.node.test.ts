@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
 
 import { SECRET_HEADER, MAX_BODY_BYTES } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { TriggerHarness, moduleSecret, modulesFor } from '../../helpers/triggerContext.ts';
+import { nodeTypesFor } from '../../helpers/n8nContext.ts';
 
 let simulator: Simulator;
 beforeAll(async () => {
@@ -356,5 +357,27 @@ describe('the trigger in the editor', () => {
 		expect(notice?.displayName).toMatch(/^Activating this workflow registers one webhook module per selected event/);
 		expect(notice?.displayName).toMatch(/"Listen for test event" \(for the test URL\)/);
 		expect(notice?.displayName).toMatch(/stay registered after deactivation and after test listening ends/);
+	});
+
+	it('labels the event choice "Trigger On", as n8n\'s UX guidelines name it, while saved workflows keep the name events', () => {
+		const events = new CampaignCallingTrigger().description.properties.find((property) => property.name === 'events');
+		expect({ displayName: events?.displayName, type: events?.type }).toEqual({ displayName: 'Trigger On', type: 'multiOptions' });
+	});
+
+	it.each([
+		[['call.ended'], 'Call Ended'],
+		[['call.started', 'campaign.quota_reached'], 'Call Started, Campaign Quota Reached'],
+	])('shows the subtitle of %j as "%s", evaluated by n8n\'s expression engine as the canvas does', (events, title) => {
+		const trigger = new CampaignCallingTrigger();
+		const node: INode = {
+			id: 'subtitle',
+			name: 'Campaign Calling Trigger',
+			type: 'n8n-nodes-campaign-calling.campaignCallingTrigger',
+			typeVersion: 1.1,
+			position: [0, 0],
+			parameters: { events },
+		};
+		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: nodeTypesFor(trigger) });
+		expect(workflow.expression.getSimpleParameterValue(node, trigger.description.subtitle as string, 'internal', {})).toBe(title);
 	});
 });

@@ -16,7 +16,7 @@ export const description: INodeProperties[] = [
 				name: 'Create',
 				value: 'create',
 				description: 'Connect campaigns to an outside system such as a CRM or Slack',
-				action: 'Create an integration',
+				action: 'Create integration',
 			},
 		],
 		default: 'create',

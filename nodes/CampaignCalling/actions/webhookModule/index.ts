@@ -16,7 +16,7 @@ export const description: INodeProperties[] = [
 				name: 'Create',
 				value: 'create',
 				description: 'Have the service send one type of event to a URL',
-				action: 'Create a webhook module',
+				action: 'Create webhook module',
 			},
 		],
 		default: 'create',
