@@ -12,23 +12,46 @@ import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import {
 	SECRET_HEADER,
 	countBy,
+	flood,
+	floodCounts,
 	inPool,
 	randomSecretLike,
 	registeredSecret,
 	sendDelivery,
+	startBusyLoad,
 	triggerUrl,
 	type DeliveryAnswer,
+	type FloodCounts,
+	type FloodDelivery,
 } from './harness/deliveries.ts';
 import { createUserFolder, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
 import { log, sleep } from './harness/process.ts';
 import { e2eVersions } from './harness/runtime.ts';
-import { CREDENTIAL_TYPE, TRIGGER_NODE_NAME, campaignCallingTriggerNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
+import { CREDENTIAL_TYPE, TRIGGER_NODE_NAME, campaignCallingTriggerNode, setNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
 const GENUINE_COUNT = 1000;
 const FORGED_COUNT = 200;
 const CONCURRENCY = 25;
 const PAIRS = 100;
 const STILL_RUNNING = ['new', 'running', 'waiting'];
+
+/**
+ * The flood: distinct events sent as the service sends them (retried after a non-2xx answer or none
+ * within the timeout), each carrying a call transcript, while busy processes hold the CPU: the
+ * pressure under which n8n fails to create executions (SQLite's write lock times out).
+ */
+const FLOOD = {
+	events: Number(process.env.E2E_FLOOD_EVENTS ?? 1000),
+	concurrency: 25,
+	retries: 5,
+	timeoutMs: 30_000,
+	repeats: 100,
+	transcriptBytes: Number(process.env.E2E_FLOOD_TRANSCRIPT_BYTES ?? 20_000),
+	busyProcesses: Number(process.env.E2E_FLOOD_BUSY ?? 2),
+};
+const DOWNSTREAM = 'Downstream';
+/** n8n's start (its migrations) on a machine this loaded can take minutes. */
+const READY_TIMEOUT_MS = 300_000;
 
 /** Every execution of the workflow (the public API pages by 250), oldest first. */
 async function allExecutions(n8n: N8nInstance, workflowId: string, includeData = false): Promise<Execution[]> {
@@ -46,6 +69,22 @@ async function allExecutions(n8n: N8nInstance, workflowId: string, includeData =
 }
 
 /** Waits until `count` executions have finished, then a moment more so an extra one would show. */
+/** Once no execution of the workflow is running and their number held still for a few seconds: all of them, with data. */
+async function settledExecutions(n8n: N8nInstance, workflowId: string, timeoutMs = 600_000): Promise<Execution[]> {
+	const deadline = Date.now() + timeoutMs;
+	let seen = -1;
+	let stillFor = 0;
+	while (Date.now() < deadline) {
+		const all = await allExecutions(n8n, workflowId);
+		const running = all.filter((execution) => STILL_RUNNING.includes(execution.status)).length;
+		stillFor = running === 0 && all.length === seen ? stillFor + 1 : 0;
+		seen = all.length;
+		if (stillFor >= 3) return await allExecutions(n8n, workflowId, true);
+		await sleep(1500);
+	}
+	throw new Error(`Workflow ${workflowId}: executions still running after ${timeoutMs / 1000} s`);
+}
+
 async function finishedExecutions(n8n: N8nInstance, workflowId: string, count: number, timeoutMs = 180_000): Promise<Execution[]> {
 	const deadline = Date.now() + timeoutMs;
 	let finished = 0;
@@ -82,7 +121,7 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 	async function restart(): Promise<number> {
 		const { port } = n8n;
 		await n8n.stop();
-		n8n = await startN8n({ version, userFolder, port });
+		n8n = await startN8n({ version, userFolder, port, readyTimeoutMs: READY_TIMEOUT_MS });
 		return n8n.startToReadyMs;
 	}
 
@@ -110,7 +149,7 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 	beforeAll(async () => {
 		simulator = await startSimulator({ recordBodies: false });
 		userFolder = createUserFolder(`durability-${version}`);
-		n8n = await startN8n({ version, userFolder, withPackage: true });
+		n8n = await startN8n({ version, userFolder, withPackage: true, readyTimeoutMs: READY_TIMEOUT_MS });
 		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
 			baseUrl: `${simulator.url}/`,
 			apiKey: DEMO.apiKey,
@@ -220,5 +259,94 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 		});
 		const executions = await finishedExecutions(n8n, workflowId, PAIRS);
 		expect(markers(executions).sort()).toEqual(events.map((body) => body.data.marker).sort());
+	});
+
+	/** The flood's events, each with a marker of its own and a transcript, as call.ended events carry. */
+	const floodEvents = (label: string) =>
+		Array.from({ length: FLOOD.events }, (_, index) => event(`${label}-${index}`, { transcript: 'x'.repeat(FLOOD.transcriptBytes) }));
+
+	/** Sends the flood under load, waits for n8n to settle, and counts per event what happened. */
+	async function runFlood(
+		label: string,
+		options: Record<string, unknown>,
+		during?: { onStart: (index: number) => void; settled: () => Promise<unknown> },
+	): Promise<{ counts: FloodCounts; deliveries: FloodDelivery[]; executions: Execution[]; workflowId: string; url: string; secret: string; bodies: ReturnType<typeof event>[] }> {
+		const trigger = campaignCallingTriggerNode(['call.ended'], credential, options);
+		const workflow = await n8n.api.createWorkflow(triggerWorkflow(`flood: ${label}`, trigger, [setNode(DOWNSTREAM, { ran: true })]));
+		await n8n.api.activate(workflow.id);
+		const url = triggerUrl(n8n, trigger);
+		const secret = registeredSecret(simulator, url);
+		const bodies = floodEvents(label);
+
+		const load = startBusyLoad(FLOOD.busyProcesses, `${userFolder}/busy-load.log`);
+		const started = Date.now();
+		let deliveries: FloodDelivery[];
+		try {
+			deliveries = await flood(url, secret, bodies, { ...FLOOD, onStart: during?.onStart });
+			await during?.settled();
+		} finally {
+			await load.stop();
+		}
+		const seconds = (Date.now() - started) / 1000;
+		const executions = await settledExecutions(n8n, workflow.id);
+		const succeeded = executions.filter((execution) => execution.status === 'success');
+		const counts = floodCounts(
+			bodies.map((body) => body.data.marker),
+			deliveries,
+			markers(succeeded) as string[],
+		);
+		log(
+			`n8n ${version}: flood "${label}": ${FLOOD.events} events at concurrency ${FLOOD.concurrency} with ${FLOOD.busyProcesses} busy processes, ` +
+				`${FLOOD.transcriptBytes} B transcripts, in ${seconds.toFixed(1)} s: ${JSON.stringify(counts)}; executions by status ${JSON.stringify(countBy(executions, (execution) => execution.status))}`,
+		);
+		return { counts, deliveries, executions, workflowId: workflow.id, url, secret, bodies };
+	}
+
+	/** Every event answered 2xx and in exactly one successful execution, whose downstream node ran once. */
+	function expectNoneLostNoneDoubled(counts: FloodCounts, executions: Execution[]) {
+		expect({ answered: counts.answered, executed: counts.executed, lost: counts.lost, doubled: counts.doubled }).toEqual({
+			answered: FLOOD.events,
+			executed: FLOOD.events,
+			lost: 0,
+			doubled: 0,
+		});
+		const downstreamRuns = executions.filter((execution) => execution.status === 'success' && nodeOutput(execution, DOWNSTREAM).length > 0);
+		expect(downstreamRuns).toHaveLength(FLOOD.events);
+	}
+
+	it(`flood, Ignore Repeats off: ${FLOOD.events} distinct events at concurrency ${FLOOD.concurrency}, retried up to ${FLOOD.retries} times: none lost, none doubled`, async () => {
+		const { counts, executions, workflowId } = await runFlood('off', {});
+		expectNoneLostNoneDoubled(counts, executions);
+		await n8n.api.deleteWorkflow(workflowId);
+	});
+
+	it(`flood, Ignore Repeats on: ${FLOOD.events} distinct events, then ${FLOOD.repeats} genuine repeats: none lost, none doubled, the repeats start no execution`, async () => {
+		const { counts, executions, workflowId, url, secret, bodies } = await runFlood('on', { ignoreRepeats: true, repeatKey: 'event_id' });
+		expectNoneLostNoneDoubled(counts, executions);
+
+		const repeats = await inPool(bodies.slice(0, FLOOD.repeats), CONCURRENCY, async (body) => await deliver(url, secret, body));
+		expect(countBy(repeats, (answer) => `${answer.status} ${answer.text}`)).toEqual({
+			[`200 ${JSON.stringify({ status: 'ok', received: 1, accepted: 0, repeats: 1 })}`]: FLOOD.repeats,
+		});
+		const after = await settledExecutions(n8n, workflowId);
+		log(`n8n ${version}: ${FLOOD.repeats} repeats after the flood: executions ${executions.length} before, ${after.length} after`);
+		expect(after).toHaveLength(executions.length);
+		await n8n.api.deleteWorkflow(workflowId);
+	});
+
+	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${FLOOD.events} distinct events, none lost, none doubled`, async () => {
+		let restarting: Promise<unknown> | undefined;
+		const { counts, executions, workflowId } = await runFlood('restart', { ignoreRepeats: true, repeatKey: 'event_id' }, {
+			// Not awaited here: deliveries go on while n8n stops and starts, and are retried until it is back.
+			onStart: (index) => {
+				if (index === Math.floor(FLOOD.events * 0.4)) {
+					restarting = restart().then((ms) => log(`n8n ${version}: restarted mid-flood, ready in ${(ms / 1000).toFixed(1)} s`));
+				}
+			},
+			settled: async () => await restarting,
+		});
+		expect(counts.retried).toBeGreaterThan(0);
+		expectNoneLostNoneDoubled(counts, executions);
+		await n8n.api.deleteWorkflow(workflowId);
 	});
 });

@@ -4,7 +4,9 @@
  */
 import { randomInt } from 'node:crypto';
 import * as http from 'node:http';
+import { tmpdir } from 'node:os';
 import type { Simulator } from '../../simulator/server.ts';
+import { cleanEnv, sleep, spawnLogged } from './process.ts';
 import type { N8nInstance } from './n8n.ts';
 import type { WorkflowNode } from './workflows.ts';
 
@@ -23,6 +25,8 @@ export interface DeliveryRequest {
 	body?: string;
 	/** Sends the body with chunked transfer encoding (no Content-Length). */
 	chunked?: boolean;
+	/** How long to wait for the whole answer; default 60 s. */
+	timeoutMs?: number;
 }
 
 export interface DeliveryAnswer {
@@ -75,7 +79,7 @@ export async function sendDelivery(url: string, request: DeliveryRequest = {}): 
 			method: request.method ?? 'POST',
 			headers,
 			agent: false,
-			signal: AbortSignal.timeout(60_000),
+			signal: AbortSignal.timeout(request.timeoutMs ?? 60_000),
 		});
 		outgoing.on('response', (response) => {
 			const chunks: Buffer[] = [];
@@ -138,4 +142,107 @@ export function countBy<T>(values: T[], key: (value: T) => string): Record<strin
 		counts[name] = (counts[name] ?? 0) + 1;
 	}
 	return counts;
+}
+
+export interface FloodOptions {
+	concurrency: number;
+	/** Attempts after the first for a delivery answered non-2xx or not at all (the service retries too). */
+	retries: number;
+	/** How long one attempt waits for its answer, as a module's Timeout does. */
+	timeoutMs: number;
+	/** Wait before retry n (1-based); default 2^n seconds, so 5 retries span a minute, time for n8n to restart. */
+	backoffMs?: (retry: number) => number;
+	/** Called once per delivery started, in order: e.g. to restart n8n after the 400th. */
+	onStart?: (index: number) => Promise<void> | void;
+}
+
+export interface FloodDelivery {
+	/** Every attempt's answer, in order; the last one is what the sender kept. */
+	attempts: DeliveryAnswer[];
+	/** Whether an attempt was answered 2xx. */
+	acknowledged: boolean;
+}
+
+/**
+ * Sends each body once, as the service sends a delivery: answered non-2xx or not at all within the
+ * timeout, it is sent again after a pause, up to `retries` times. Never throws.
+ */
+export async function flood(
+	url: string,
+	secret: string,
+	bodies: unknown[],
+	options: FloodOptions,
+): Promise<FloodDelivery[]> {
+	const backoff = options.backoffMs ?? ((retry: number) => 1000 * 2 ** retry);
+	return await inPool(bodies, options.concurrency, async (body, index) => {
+		await options.onStart?.(index);
+		const attempts: DeliveryAnswer[] = [];
+		for (let attempt = 0; attempt <= options.retries; attempt++) {
+			if (attempt > 0) await sleep(backoff(attempt));
+			const answer = await sendDelivery(url, {
+				headers: [
+					['content-type', 'application/json'],
+					[SECRET_HEADER, secret],
+				],
+				body: JSON.stringify(body),
+				timeoutMs: options.timeoutMs,
+			});
+			attempts.push(answer);
+			if (answer.status >= 200 && answer.status < 300) return { attempts, acknowledged: true };
+		}
+		return { attempts, acknowledged: false };
+	});
+}
+
+/** What a flood came to, per event: the figures the trigger's delivery guarantee is judged by. */
+export interface FloodCounts {
+	sent: number;
+	/** Answered 2xx, at some attempt. */
+	answered: number;
+	/** Needed more than one attempt. */
+	retried: number;
+	/** Events in at least one successful execution. */
+	executed: number;
+	/** Answered 2xx but in no successful execution. */
+	lost: number;
+	/** In more than one successful execution. */
+	doubled: number;
+	/** Answers other than 2xx, by status (0 = none came), over all attempts. */
+	failedAttempts: Record<string, number>;
+}
+
+export function floodCounts(markers: string[], deliveries: FloodDelivery[], executedMarkers: string[]): FloodCounts {
+	const runs = countBy(executedMarkers, (marker) => marker);
+	const failedAttempts = countBy(
+		deliveries.flatMap((delivery) => delivery.attempts.filter((answer) => answer.status < 200 || answer.status >= 300)),
+		(answer) => String(answer.status),
+	);
+	return {
+		sent: markers.length,
+		answered: deliveries.filter((delivery) => delivery.acknowledged).length,
+		retried: deliveries.filter((delivery) => delivery.attempts.length > 1).length,
+		executed: markers.filter((marker) => (runs[marker] ?? 0) > 0).length,
+		lost: markers.filter((marker, index) => deliveries[index].acknowledged && (runs[marker] ?? 0) === 0).length,
+		doubled: markers.filter((marker) => (runs[marker] ?? 0) > 1).length,
+		failedAttempts,
+	};
+}
+
+/**
+ * Processes that keep CPU cores busy (a loop each, in their own process group), so that a flood
+ * meets the contention of a loaded server. stop() ends them.
+ */
+export function startBusyLoad(processes: number, logFile: string): { stop: () => Promise<void> } {
+	const busy = Array.from({ length: processes }, (_, index) =>
+		spawnLogged({
+			command: process.execPath,
+			args: ['-e', 'for (;;) {}'],
+			cwd: tmpdir(),
+			env: cleanEnv(),
+			logFile,
+			label: `busy load ${index + 1}`,
+			stopSignal: 'SIGKILL',
+		}),
+	);
+	return { stop: async () => void (await Promise.all(busy.map((each) => each.stop()))) };
 }

@@ -104,8 +104,10 @@ describe('webhook(): deliveries', () => {
 		const { trigger, secret } = await activeTrigger(['call.ended']);
 		const body = { event_type: 'call.ended', data: { contact_id: DEMO.completedContactId, duration: 42 } };
 		const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body });
-		expect(outcome.result.workflowData).toEqual([[{ json: body }]]);
-		expect(outcome.result.webhookResponse).toEqual({ status: 'ok', received: 1, accepted: 1 });
+		expect(outcome.output).toEqual([{ json: body, pairedItem: { item: 0 } }]);
+		// Answered by the execution's first node (execute()), so only once n8n created the execution.
+		expect(outcome.result.webhookResponse).toBeUndefined();
+		expect([outcome.statusCode, outcome.json]).toEqual([200, { status: 'ok', received: 1, accepted: 1 }]);
 	});
 
 	it('adds the registered event type when the body carries none', async () => {
@@ -114,7 +116,7 @@ describe('webhook(): deliveries', () => {
 			headers: { [SECRET_HEADER]: secret, 'x-campaign-calling-event': 'call.ended' },
 			body: { call_id: 'abc' },
 		});
-		expect(outcome.result.workflowData).toEqual([[{ json: { call_id: 'abc', event_type: 'call.ended' } }]]);
+		expect(outcome.output?.map((item) => item.json)).toEqual([{ call_id: 'abc', event_type: 'call.ended' }]);
 	});
 
 	it('gives one item per element of an array body', async () => {
@@ -126,7 +128,7 @@ describe('webhook(): deliveries', () => {
 				{ event_type: 'call.ended', n: 2 },
 			],
 		});
-		expect(outcome.result.workflowData?.[0].map((item) => item.json.n)).toEqual([1, 2]);
+		expect(outcome.output?.map((item) => item.json.n)).toEqual([1, 2]);
 	});
 
 	it.each([
