@@ -11,23 +11,23 @@ import { rmSync } from 'node:fs';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import {
 	SECRET_HEADER,
+	TRIGGER_FLOOD,
+	allExecutions,
 	countBy,
-	flood,
-	floodCounts,
+	floodTrigger,
 	inPool,
 	randomSecretLike,
 	registeredSecret,
 	sendDelivery,
-	startBusyLoad,
+	settledExecutions,
 	triggerUrl,
 	type DeliveryAnswer,
-	type FloodCounts,
-	type FloodDelivery,
+	type TriggerFloodResult,
 } from './harness/deliveries.ts';
 import { createUserFolder, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
 import { log, sleep } from './harness/process.ts';
 import { e2eVersions } from './harness/runtime.ts';
-import { CREDENTIAL_TYPE, TRIGGER_NODE_NAME, campaignCallingTriggerNode, setNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
+import { CREDENTIAL_TYPE, TRIGGER_NODE_NAME, campaignCallingTriggerNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
 const GENUINE_COUNT = 1000;
 const FORGED_COUNT = 200;
@@ -35,56 +35,12 @@ const CONCURRENCY = 25;
 const PAIRS = 100;
 const STILL_RUNNING = ['new', 'running', 'waiting'];
 
-/**
- * The flood: distinct events sent as the service sends them (retried after a non-2xx answer or none
- * within the timeout), each carrying a call transcript, while busy processes hold the CPU: the
- * pressure under which n8n fails to create executions (SQLite's write lock times out).
- */
-const FLOOD = {
-	events: Number(process.env.E2E_FLOOD_EVENTS ?? 1000),
-	concurrency: 25,
-	retries: 5,
-	timeoutMs: 30_000,
-	repeats: 100,
-	transcriptBytes: Number(process.env.E2E_FLOOD_TRANSCRIPT_BYTES ?? 20_000),
-	busyProcesses: Number(process.env.E2E_FLOOD_BUSY ?? 2),
-};
-const DOWNSTREAM = 'Downstream';
+/** Genuine repeats sent after the flood with Ignore Repeats on. */
+const FLOOD_REPEATS = 100;
 /** n8n's start (its migrations) on a machine this loaded can take minutes. */
 const READY_TIMEOUT_MS = 300_000;
 
-/** Every execution of the workflow (the public API pages by 250), oldest first. */
-async function allExecutions(n8n: N8nInstance, workflowId: string, includeData = false): Promise<Execution[]> {
-	const executions: Execution[] = [];
-	let cursor: string | undefined;
-	do {
-		const query = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250' });
-		if (cursor) query.set('cursor', cursor);
-		const page = await n8n.api.publicApi<{ data: Execution[]; nextCursor?: string | null }>('GET', `/executions?${query}`);
-		if (page.status !== 200) throw new Error(`GET /executions: HTTP ${page.status} ${JSON.stringify(page.body).slice(0, 500)}`);
-		executions.push(...page.body.data.map((execution) => ({ ...execution, id: String(execution.id) })));
-		cursor = page.body.nextCursor ?? undefined;
-	} while (cursor);
-	return executions.sort((a, b) => Number(a.id) - Number(b.id));
-}
-
 /** Waits until `count` executions have finished, then a moment more so an extra one would show. */
-/** Once no execution of the workflow is running and their number held still for a few seconds: all of them, with data. */
-async function settledExecutions(n8n: N8nInstance, workflowId: string, timeoutMs = 600_000): Promise<Execution[]> {
-	const deadline = Date.now() + timeoutMs;
-	let seen = -1;
-	let stillFor = 0;
-	while (Date.now() < deadline) {
-		const all = await allExecutions(n8n, workflowId);
-		const running = all.filter((execution) => STILL_RUNNING.includes(execution.status)).length;
-		stillFor = running === 0 && all.length === seen ? stillFor + 1 : 0;
-		seen = all.length;
-		if (stillFor >= 3) return await allExecutions(n8n, workflowId, true);
-		await sleep(1500);
-	}
-	throw new Error(`Workflow ${workflowId}: executions still running after ${timeoutMs / 1000} s`);
-}
-
 async function finishedExecutions(n8n: N8nInstance, workflowId: string, count: number, timeoutMs = 180_000): Promise<Execution[]> {
 	const deadline = Date.now() + timeoutMs;
 	let finished = 0;
@@ -261,92 +217,53 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 		expect(markers(executions).sort()).toEqual(events.map((body) => body.data.marker).sort());
 	});
 
-	/** The flood's events, each with a marker of its own and a transcript, as call.ended events carry. */
-	const floodEvents = (label: string) =>
-		Array.from({ length: FLOOD.events }, (_, index) => event(`${label}-${index}`, { transcript: 'x'.repeat(FLOOD.transcriptBytes) }));
-
-	/** Sends the flood under load, waits for n8n to settle, and counts per event what happened. */
-	async function runFlood(
-		label: string,
-		options: Record<string, unknown>,
-		during?: { onStart: (index: number) => void; settled: () => Promise<unknown> },
-	): Promise<{ counts: FloodCounts; deliveries: FloodDelivery[]; executions: Execution[]; workflowId: string; url: string; secret: string; bodies: ReturnType<typeof event>[] }> {
-		const trigger = campaignCallingTriggerNode(['call.ended'], credential, options);
-		const workflow = await n8n.api.createWorkflow(triggerWorkflow(`flood: ${label}`, trigger, [setNode(DOWNSTREAM, { ran: true })]));
-		await n8n.api.activate(workflow.id);
-		const url = triggerUrl(n8n, trigger);
-		const secret = registeredSecret(simulator, url);
-		const bodies = floodEvents(label);
-
-		const load = startBusyLoad(FLOOD.busyProcesses, `${userFolder}/busy-load.log`);
-		const started = Date.now();
-		let deliveries: FloodDelivery[];
-		try {
-			deliveries = await flood(url, secret, bodies, { ...FLOOD, onStart: during?.onStart });
-			await during?.settled();
-		} finally {
-			await load.stop();
-		}
-		const seconds = (Date.now() - started) / 1000;
-		const executions = await settledExecutions(n8n, workflow.id);
-		const succeeded = executions.filter((execution) => execution.status === 'success');
-		const counts = floodCounts(
-			bodies.map((body) => body.data.marker),
-			deliveries,
-			markers(succeeded) as string[],
-		);
-		log(
-			`n8n ${version}: flood "${label}": ${FLOOD.events} events at concurrency ${FLOOD.concurrency} with ${FLOOD.busyProcesses} busy processes, ` +
-				`${FLOOD.transcriptBytes} B transcripts, in ${seconds.toFixed(1)} s: ${JSON.stringify(counts)}; executions by status ${JSON.stringify(countBy(executions, (execution) => execution.status))}`,
-		);
-		return { counts, deliveries, executions, workflowId: workflow.id, url, secret, bodies };
-	}
+	const floodOf = async (label: string, triggerOptions: Record<string, unknown>, during?: Parameters<typeof floodTrigger>[0]['during']) =>
+		await floodTrigger({ n8n: () => n8n, simulator, credential, label: `${version} ${label}`, triggerOptions, loadLogFile: `${userFolder}/busy-load.log`, during });
 
 	/** Every event answered 2xx and in exactly one successful execution, whose downstream node ran once. */
-	function expectNoneLostNoneDoubled(counts: FloodCounts, executions: Execution[]) {
-		expect({ answered: counts.answered, executed: counts.executed, lost: counts.lost, doubled: counts.doubled }).toEqual({
-			answered: FLOOD.events,
-			executed: FLOOD.events,
+	function expectNoneLostNoneDoubled({ counts, downstreamRuns }: TriggerFloodResult) {
+		expect({ answered: counts.answered, executed: counts.executed, lost: counts.lost, doubled: counts.doubled, downstreamRuns }).toEqual({
+			answered: TRIGGER_FLOOD.events,
+			executed: TRIGGER_FLOOD.events,
 			lost: 0,
 			doubled: 0,
+			downstreamRuns: TRIGGER_FLOOD.events,
 		});
-		const downstreamRuns = executions.filter((execution) => execution.status === 'success' && nodeOutput(execution, DOWNSTREAM).length > 0);
-		expect(downstreamRuns).toHaveLength(FLOOD.events);
 	}
 
-	it(`flood, Ignore Repeats off: ${FLOOD.events} distinct events at concurrency ${FLOOD.concurrency}, retried up to ${FLOOD.retries} times: none lost, none doubled`, async () => {
-		const { counts, executions, workflowId } = await runFlood('off', {});
-		expectNoneLostNoneDoubled(counts, executions);
-		await n8n.api.deleteWorkflow(workflowId);
+	it(`flood, Ignore Repeats off: ${TRIGGER_FLOOD.events} distinct events at concurrency ${TRIGGER_FLOOD.concurrency}, retried up to ${TRIGGER_FLOOD.retries} times: none lost, none doubled`, async () => {
+		const result = await floodOf('off', {});
+		expectNoneLostNoneDoubled(result);
+		await n8n.api.deleteWorkflow(result.workflowId);
 	});
 
-	it(`flood, Ignore Repeats on: ${FLOOD.events} distinct events, then ${FLOOD.repeats} genuine repeats: none lost, none doubled, the repeats start no execution`, async () => {
-		const { counts, executions, workflowId, url, secret, bodies } = await runFlood('on', { ignoreRepeats: true, repeatKey: 'event_id' });
-		expectNoneLostNoneDoubled(counts, executions);
+	it(`flood, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, then ${FLOOD_REPEATS} genuine repeats: none lost, none doubled, the repeats start no execution`, async () => {
+		const result = await floodOf('on', { ignoreRepeats: true, repeatKey: 'event_id' });
+		expectNoneLostNoneDoubled(result);
 
-		const repeats = await inPool(bodies.slice(0, FLOOD.repeats), CONCURRENCY, async (body) => await deliver(url, secret, body));
+		const repeats = await inPool(result.bodies.slice(0, FLOOD_REPEATS), CONCURRENCY, async (body) => await deliver(result.url, result.secret, body));
 		expect(countBy(repeats, (answer) => `${answer.status} ${answer.text}`)).toEqual({
-			[`200 ${JSON.stringify({ status: 'ok', received: 1, accepted: 0, repeats: 1 })}`]: FLOOD.repeats,
+			[`200 ${JSON.stringify({ status: 'ok', received: 1, accepted: 0, repeats: 1 })}`]: FLOOD_REPEATS,
 		});
-		const after = await settledExecutions(n8n, workflowId);
-		log(`n8n ${version}: ${FLOOD.repeats} repeats after the flood: executions ${executions.length} before, ${after.length} after`);
-		expect(after).toHaveLength(executions.length);
-		await n8n.api.deleteWorkflow(workflowId);
+		const after = await settledExecutions(n8n, result.workflowId);
+		log(`n8n ${version}: ${FLOOD_REPEATS} repeats after the flood: executions ${result.executions.length} before, ${after.length} after`);
+		expect(after).toHaveLength(result.executions.length);
+		await n8n.api.deleteWorkflow(result.workflowId);
 	});
 
-	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${FLOOD.events} distinct events, none lost, none doubled`, async () => {
+	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, none lost, none doubled`, async () => {
 		let restarting: Promise<unknown> | undefined;
-		const { counts, executions, workflowId } = await runFlood('restart', { ignoreRepeats: true, repeatKey: 'event_id' }, {
+		const result = await floodOf('restart', { ignoreRepeats: true, repeatKey: 'event_id' }, {
 			// Not awaited here: deliveries go on while n8n stops and starts, and are retried until it is back.
 			onStart: (index) => {
-				if (index === Math.floor(FLOOD.events * 0.4)) {
+				if (index === Math.floor(TRIGGER_FLOOD.events * 0.4)) {
 					restarting = restart().then((ms) => log(`n8n ${version}: restarted mid-flood, ready in ${(ms / 1000).toFixed(1)} s`));
 				}
 			},
 			settled: async () => await restarting,
 		});
-		expect(counts.retried).toBeGreaterThan(0);
-		expectNoneLostNoneDoubled(counts, executions);
-		await n8n.api.deleteWorkflow(workflowId);
+		expect(result.counts.retried).toBeGreaterThan(0);
+		expectNoneLostNoneDoubled(result);
+		await n8n.api.deleteWorkflow(result.workflowId);
 	});
 });

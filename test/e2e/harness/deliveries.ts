@@ -5,10 +5,11 @@
 import { randomInt } from 'node:crypto';
 import * as http from 'node:http';
 import { tmpdir } from 'node:os';
-import type { Simulator } from '../../simulator/server.ts';
-import { cleanEnv, sleep, spawnLogged } from './process.ts';
-import type { N8nInstance } from './n8n.ts';
-import type { WorkflowNode } from './workflows.ts';
+import { randomUUID } from 'node:crypto';
+import { DEMO, type Simulator } from '../../simulator/server.ts';
+import { cleanEnv, log, sleep, spawnLogged } from './process.ts';
+import type { Execution, N8nInstance } from './n8n.ts';
+import { TRIGGER_NODE_NAME, campaignCallingTriggerNode, setNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './workflows.ts';
 
 /** The trigger's header names (nodes/CampaignCallingTrigger/delivery.ts), spelled out so a rename there fails here. */
 export const SECRET_HEADER = 'x-campaign-calling-secret';
@@ -245,4 +246,133 @@ export function startBusyLoad(processes: number, logFile: string): { stop: () =>
 		}),
 	);
 	return { stop: async () => void (await Promise.all(busy.map((each) => each.stop()))) };
+}
+
+const STILL_RUNNING = ['new', 'running', 'waiting'];
+
+/** Every execution of the workflow (the public API pages by 250), oldest first. */
+export async function allExecutions(n8n: N8nInstance, workflowId: string, includeData = false): Promise<Execution[]> {
+	const executions: Execution[] = [];
+	let cursor: string | undefined;
+	do {
+		const query = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250' });
+		if (cursor) query.set('cursor', cursor);
+		const page = await n8n.api.publicApi<{ data: Execution[]; nextCursor?: string | null }>('GET', `/executions?${query}`);
+		if (page.status !== 200) throw new Error(`GET /executions: HTTP ${page.status} ${JSON.stringify(page.body).slice(0, 500)}`);
+		executions.push(...page.body.data.map((execution) => ({ ...execution, id: String(execution.id) })));
+		cursor = page.body.nextCursor ?? undefined;
+	} while (cursor);
+	return executions.sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/** Once no execution of the workflow is running and their number held still for a few seconds: all of them, with data. */
+export async function settledExecutions(n8n: N8nInstance, workflowId: string, timeoutMs = 600_000): Promise<Execution[]> {
+	const deadline = Date.now() + timeoutMs;
+	let seen = -1;
+	let stillFor = 0;
+	while (Date.now() < deadline) {
+		const all = await allExecutions(n8n, workflowId);
+		const running = all.filter((execution) => STILL_RUNNING.includes(execution.status)).length;
+		stillFor = running === 0 && all.length === seen ? stillFor + 1 : 0;
+		seen = all.length;
+		if (stillFor >= 3) return await allExecutions(n8n, workflowId, true);
+		await sleep(1500);
+	}
+	throw new Error(`Workflow ${workflowId}: executions still running after ${timeoutMs / 1000} s`);
+}
+
+/** The items a node passed on in an execution; empty when it did not run. */
+export function itemsOf(execution: Execution, nodeName: string): Array<Record<string, unknown>> {
+	const run = execution.data?.resultData.runData[nodeName]?.[0];
+	return (run?.data?.main?.[0] ?? []).map((item) => item.json);
+}
+
+/** The node after the trigger in a flood's workflow: its runs show which events went downstream. */
+export const DOWNSTREAM = 'Downstream';
+
+export interface TriggerFloodSettings {
+	events: number;
+	concurrency: number;
+	retries: number;
+	timeoutMs: number;
+	/** Bytes of transcript in each event, as call.ended events carry. */
+	transcriptBytes: number;
+	/** Processes kept busy on the CPU while the flood runs. */
+	busyProcesses: number;
+}
+
+/** The flood of the must-show, and its pressure; E2E_FLOOD_* variables change the defaults. */
+export const TRIGGER_FLOOD: TriggerFloodSettings = {
+	events: Number(process.env.E2E_FLOOD_EVENTS ?? 1000),
+	concurrency: 25,
+	retries: 5,
+	timeoutMs: 30_000,
+	transcriptBytes: Number(process.env.E2E_FLOOD_TRANSCRIPT_BYTES ?? 20_000),
+	busyProcesses: Number(process.env.E2E_FLOOD_BUSY ?? 2),
+};
+
+export interface TriggerFloodResult {
+	counts: FloodCounts;
+	executions: Execution[];
+	/** Successful executions in which the downstream node ran. */
+	downstreamRuns: number;
+	workflowId: string;
+	url: string;
+	secret: string;
+	bodies: Array<{ event_type: string; event_id: string; data: { marker: string } }>;
+}
+
+/**
+ * Activates a workflow (the trigger, then a Set node), floods it with distinct events as the service
+ * sends them while busy processes load the machine, waits for n8n to settle, and counts per event.
+ * `n8n()` is asked again after the flood, so a test may have restarted n8n during it (`during`).
+ */
+export async function floodTrigger(options: {
+	n8n: () => N8nInstance;
+	simulator: Simulator;
+	credential: CredentialRef;
+	label: string;
+	triggerOptions: Record<string, unknown>;
+	settings?: TriggerFloodSettings;
+	loadLogFile: string;
+	during?: { onStart: (index: number) => void; settled: () => Promise<unknown> };
+}): Promise<TriggerFloodResult> {
+	const settings = options.settings ?? TRIGGER_FLOOD;
+	const trigger = campaignCallingTriggerNode(['call.ended'], options.credential, options.triggerOptions);
+	const workflow = await options.n8n().api.createWorkflow(triggerWorkflow(`flood: ${options.label}`, trigger, [setNode(DOWNSTREAM, { ran: true })]));
+	await options.n8n().api.activate(workflow.id);
+	const url = triggerUrl(options.n8n(), trigger);
+	const secret = registeredSecret(options.simulator, url);
+	const bodies = Array.from({ length: settings.events }, (_, index) => ({
+		event_type: 'call.ended',
+		event_id: randomUUID(),
+		data: { contact_id: DEMO.completedContactId, marker: `${options.label}-${index}`, transcript: 'x'.repeat(settings.transcriptBytes) },
+	}));
+
+	const load = startBusyLoad(settings.busyProcesses, options.loadLogFile);
+	const started = Date.now();
+	let deliveries: FloodDelivery[];
+	try {
+		deliveries = await flood(url, secret, bodies, { ...settings, onStart: options.during?.onStart });
+		await options.during?.settled();
+	} finally {
+		await load.stop();
+	}
+	const seconds = (Date.now() - started) / 1000;
+	const n8n = options.n8n();
+	const executions = await settledExecutions(n8n, workflow.id);
+	const succeeded = executions.filter((execution) => execution.status === 'success');
+	const executedMarkers = succeeded.flatMap((execution) => itemsOf(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker: string }).marker));
+	const counts = floodCounts(
+		bodies.map((body) => body.data.marker),
+		deliveries,
+		executedMarkers,
+	);
+	const downstreamRuns = succeeded.filter((execution) => itemsOf(execution, DOWNSTREAM).length > 0).length;
+	log(
+		`flood "${options.label}": ${settings.events} events at concurrency ${settings.concurrency}, ${settings.busyProcesses} busy processes, ` +
+			`${settings.transcriptBytes} B transcripts, in ${seconds.toFixed(1)} s: ${JSON.stringify(counts)}; ` +
+			`executions by status ${JSON.stringify(countBy(executions, (execution) => execution.status))}, downstream runs ${downstreamRuns}`,
+	);
+	return { counts, executions, downstreamRuns, workflowId: workflow.id, url, secret, bodies };
 }
