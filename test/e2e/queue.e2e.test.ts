@@ -4,7 +4,7 @@
  * execution they wait for, proof that the webhook process enqueued it and the worker ran it.
  */
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
-import { DOWNSTREAM, TRIGGER_FLOOD, countBy, floodTrigger, inPool, itemsOf, sendDelivery, settledExecutions, SECRET_HEADER, type TriggerFloodResult } from './harness/deliveries.ts';
+import { DOWNSTREAM, FLOOD_TEST_TIMEOUT_MS, TRIGGER_FLOOD, countBy, floodTrigger, inPool, itemsOf, sendDelivery, settledExecutions, SECRET_HEADER, type TriggerFloodResult } from './harness/deliveries.ts';
 import type { Execution } from './harness/n8n.ts';
 import { packageCases } from './harness/package-cases.ts';
 import { log, sleep } from './harness/process.ts';
@@ -96,7 +96,7 @@ describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) =>
 			const result = await floodOf('off', {});
 			expectNoneLostNoneDoubled(result);
 			await n8n!.api.deleteWorkflow(result.workflowId);
-		});
+		}, FLOOD_TEST_TIMEOUT_MS);
 
 		it(`Ignore Repeats on: none lost, none doubled; then ${REPEATS} genuine repeats run no downstream node`, async () => {
 			const result = await floodOf('on', { ignoreRepeats: true, repeatKey: 'event_id' });
@@ -114,6 +114,6 @@ describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) =>
 			log(`n8n ${version} queue mode: ${REPEATS} repeats after the flood started ${added.length} executions, by status ${JSON.stringify(countBy(added, (execution) => execution.status))}`);
 			expect(added.filter((execution) => itemsOf(execution, DOWNSTREAM).length > 0)).toEqual([]);
 			await n8n!.api.deleteWorkflow(result.workflowId);
-		});
+		}, FLOOD_TEST_TIMEOUT_MS);
 	});
 });

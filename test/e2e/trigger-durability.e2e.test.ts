@@ -11,6 +11,7 @@ import { rmSync } from 'node:fs';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import {
 	SECRET_HEADER,
+	FLOOD_TEST_TIMEOUT_MS,
 	TRIGGER_FLOOD,
 	allExecutions,
 	countBy,
@@ -235,7 +236,7 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 		const result = await floodOf('off', {});
 		expectNoneLostNoneDoubled(result);
 		await n8n.api.deleteWorkflow(result.workflowId);
-	});
+	}, FLOOD_TEST_TIMEOUT_MS);
 
 	it(`flood, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, then ${FLOOD_REPEATS} genuine repeats: none lost, none doubled, the repeats start no execution`, async () => {
 		const result = await floodOf('on', { ignoreRepeats: true, repeatKey: 'event_id' });
@@ -249,7 +250,7 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 		log(`n8n ${version}: ${FLOOD_REPEATS} repeats after the flood: executions ${result.executions.length} before, ${after.length} after`);
 		expect(after).toHaveLength(result.executions.length);
 		await n8n.api.deleteWorkflow(result.workflowId);
-	});
+	}, FLOOD_TEST_TIMEOUT_MS);
 
 	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, none lost, none doubled`, async () => {
 		let restarting: Promise<unknown> | undefined;
@@ -265,5 +266,5 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 		expect(result.counts.retried).toBeGreaterThan(0);
 		expectNoneLostNoneDoubled(result);
 		await n8n.api.deleteWorkflow(result.workflowId);
-	});
+	}, FLOOD_TEST_TIMEOUT_MS);
 });

@@ -266,7 +266,7 @@ export async function allExecutions(n8n: N8nInstance, workflowId: string, includ
 }
 
 /** Once no execution of the workflow is running and their number held still for a few seconds: all of them, with data. */
-export async function settledExecutions(n8n: N8nInstance, workflowId: string, timeoutMs = 600_000): Promise<Execution[]> {
+export async function settledExecutions(n8n: N8nInstance, workflowId: string, timeoutMs = 30 * 60_000): Promise<Execution[]> {
 	const deadline = Date.now() + timeoutMs;
 	let seen = -1;
 	let stillFor = 0;
@@ -289,6 +289,9 @@ export function itemsOf(execution: Execution, nodeName: string): Array<Record<st
 
 /** The node after the trigger in a flood's workflow: its runs show which events went downstream. */
 export const DOWNSTREAM = 'Downstream';
+
+/** A flood test's own time limit: under pressure, n8n runs 1,000 such executions at under one a second. */
+export const FLOOD_TEST_TIMEOUT_MS = 50 * 60_000;
 
 export interface TriggerFloodSettings {
 	events: number;
