@@ -92,10 +92,11 @@ describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) =>
 				downstreamRuns: TRIGGER_FLOOD.events,
 			});
 
-		it('Ignore Repeats off: every event answered 2xx is in exactly one successful execution', async () => {
-			const result = await floodOf('off', {});
-			expectNoneLostNoneDoubled(result);
-			await n8n!.api.deleteWorkflow(result.workflowId);
+		it('Ignore Repeats off: every event answered 2xx is in a successful execution; only a retried one can run twice', async () => {
+			const { counts, workflowId } = await floodOf('off', {});
+			expect({ answered: counts.answered, executed: counts.executed, lost: counts.lost }).toEqual({ answered: TRIGGER_FLOOD.events, executed: TRIGGER_FLOOD.events, lost: 0 });
+			expect(counts.doubled).toBeLessThanOrEqual(counts.retried);
+			await n8n!.api.deleteWorkflow(workflowId);
 		}, FLOOD_TEST_TIMEOUT_MS);
 
 		it(`Ignore Repeats on: none lost, none doubled; then ${REPEATS} genuine repeats run no downstream node`, async () => {

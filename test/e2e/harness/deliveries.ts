@@ -302,6 +302,8 @@ export interface TriggerFloodSettings {
 	transcriptBytes: number;
 	/** Processes kept busy on the CPU while the flood runs. */
 	busyProcesses: number;
+	/** Wait before retry n; default 2^n seconds (see FloodOptions). */
+	backoffMs?: (retry: number) => number;
 }
 
 /** The flood of the must-show, and its pressure; E2E_FLOOD_* variables change the defaults. */
