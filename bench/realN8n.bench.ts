@@ -50,7 +50,7 @@ beforeAll(async () => {
 	simulator = await startSimulator({ recordBodies: false });
 	// BENCH_EXPRESSION_ENGINE=legacy runs 2.x without its expression sandbox, to show what the sandbox costs.
 	const engine: Record<string, string> = process.env.BENCH_EXPRESSION_ENGINE ? { N8N_EXPRESSION_ENGINE: process.env.BENCH_EXPRESSION_ENGINE } : {};
-	n8n = await startN8n({ version: VERSION, withPackage: true, extraEnv: { N8N_PAYLOAD_SIZE_MAX: '64', ...engine } });
+	n8n = await startN8n({ version: VERSION, withPackage: true, extraEnv: { N8N_PAYLOAD_SIZE_MAX: '64', ...engine }, readyTimeoutMs: 300_000 });
 	const created = await n8n.api.createCredential('bench', CREDENTIAL_TYPE, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
 	credential = { id: created.id, name: created.name };
 });

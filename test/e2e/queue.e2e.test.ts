@@ -49,7 +49,7 @@ describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) =>
 	});
 
 	packageCases({
-		start: async () => (n8n = await startQueueN8n({ version })),
+		start: async () => (n8n = await startQueueN8n({ version, readyTimeoutMs: 300_000 })),
 		checkExecution: expectRanOnWorker,
 	});
 

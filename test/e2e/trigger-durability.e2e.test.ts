@@ -15,6 +15,7 @@ import {
 	TRIGGER_FLOOD,
 	allExecutions,
 	countBy,
+	floodN8nEnv,
 	floodTrigger,
 	inPool,
 	randomSecretLike,
@@ -78,7 +79,7 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 	async function restart(): Promise<number> {
 		const { port } = n8n;
 		await n8n.stop();
-		n8n = await startN8n({ version, userFolder, port, readyTimeoutMs: READY_TIMEOUT_MS });
+		n8n = await startN8n({ version, userFolder, port, readyTimeoutMs: READY_TIMEOUT_MS, extraEnv: floodN8nEnv() });
 		return n8n.startToReadyMs;
 	}
 
@@ -106,7 +107,7 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 	beforeAll(async () => {
 		simulator = await startSimulator({ recordBodies: false });
 		userFolder = createUserFolder(`durability-${version}`);
-		n8n = await startN8n({ version, userFolder, withPackage: true, readyTimeoutMs: READY_TIMEOUT_MS });
+		n8n = await startN8n({ version, userFolder, withPackage: true, readyTimeoutMs: READY_TIMEOUT_MS, extraEnv: floodN8nEnv() });
 		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
 			baseUrl: `${simulator.url}/`,
 			apiKey: DEMO.apiKey,
