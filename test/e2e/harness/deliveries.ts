@@ -208,12 +208,15 @@ export interface FloodCounts {
 	lost: number;
 	/** In more than one successful execution. */
 	doubled: number;
+	/** Of the lost: answered 2xx, and in an execution that did not succeed (canceled or crashed by a restart, failed): visible and retryable in n8n. */
+	lostInUnfinishedExecution: number;
 	/** Answers other than 2xx, by status (0 = none came), over all attempts. */
 	failedAttempts: Record<string, number>;
 }
 
-export function floodCounts(markers: string[], deliveries: FloodDelivery[], executedMarkers: string[]): FloodCounts {
+export function floodCounts(markers: string[], deliveries: FloodDelivery[], executedMarkers: string[], unfinishedMarkers: string[] = []): FloodCounts {
 	const runs = countBy(executedMarkers, (marker) => marker);
+	const unfinished = new Set(unfinishedMarkers);
 	const failedAttempts = countBy(
 		deliveries.flatMap((delivery) => delivery.attempts.filter((answer) => answer.status < 200 || answer.status >= 300)),
 		(answer) => String(answer.status),
@@ -225,6 +228,7 @@ export function floodCounts(markers: string[], deliveries: FloodDelivery[], exec
 		executed: markers.filter((marker) => (runs[marker] ?? 0) > 0).length,
 		lost: markers.filter((marker, index) => deliveries[index].acknowledged && (runs[marker] ?? 0) === 0).length,
 		doubled: markers.filter((marker) => (runs[marker] ?? 0) > 1).length,
+		lostInUnfinishedExecution: markers.filter((marker, index) => deliveries[index].acknowledged && (runs[marker] ?? 0) === 0 && unfinished.has(marker)).length,
 		failedAttempts,
 	};
 }
@@ -386,10 +390,12 @@ export async function floodTrigger(options: {
 	const executions = await settledExecutions(n8n, workflow.id);
 	const succeeded = executions.filter((execution) => execution.status === 'success');
 	const executedMarkers = succeeded.flatMap((execution) => itemsOf(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker: string }).marker));
+	const markersOf = (some: Execution[]) => some.flatMap((execution) => itemsOf(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker: string }).marker));
 	const counts = floodCounts(
 		bodies.map((body) => body.data.marker),
 		deliveries,
 		executedMarkers,
+		markersOf(executions.filter((execution) => execution.status !== 'success')),
 	);
 	const downstreamRuns = succeeded.filter((execution) => itemsOf(execution, DOWNSTREAM).length > 0).length;
 	log(
