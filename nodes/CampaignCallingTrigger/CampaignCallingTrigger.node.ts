@@ -1,5 +1,6 @@
 import type {
 	IDataObject,
+	IExecuteFunctions,
 	IHookFunctions,
 	INodeExecutionData,
 	INodeType,
@@ -13,7 +14,16 @@ import { deliveryLimitProperties, readDeliveryLimits } from '../shared/moduleSet
 import { CREDENTIAL_TEST_NAME, testCampaignCallingCredential } from '../shared/credentialTest';
 import { createWebhookModule } from '../shared/service';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../shared/vocabulary';
-import { EVENT_HEADER, SECRET_HEADER, carriesModuleSecret, parseDelivery, withoutSecret } from './delivery';
+import {
+	EVENT_HEADER,
+	HANDOVER_FIELD,
+	SECRET_HEADER,
+	carriesModuleSecret,
+	parseDelivery,
+	readHandover,
+	withoutSecret,
+} from './delivery';
+import type { Handover } from './delivery';
 import {
 	newSecret,
 	rememberRegistration,
@@ -22,7 +32,7 @@ import {
 	triggerKey,
 	writeModuleRecords,
 } from './registrations';
-import { REMEMBERED_KEYS, checkAndRecordKeys, readRepeatKeyPath, repeatKeyHash } from './repeats';
+import { REMEMBERED_KEYS, checkAndRecordKeys, isRecordedRepeat, readRepeatKeyPath, repeatKeyHash } from './repeats';
 
 const GROUP_LABELS: Record<string, string> = {
 	call: 'Call',
@@ -54,10 +64,10 @@ export class CampaignCallingTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				responseMode: 'onReceived',
-				// Empty, so n8n answers with webhook()'s acknowledgement: left out, n8n falls back to
-				// 'firstEntryJson' and sends that word as the body.
-				responseData: '',
+				// Answered by execute(), the execution's first node: the sender gets its 200 only once n8n
+				// has created the execution (and, with Ignore Repeats, recorded the event), and a non-2xx
+				// answer when n8n could not, so it sends the event again. 'onReceived' answers first on n8n 1.x.
+				responseMode: 'responseNode',
 				path: 'webhook',
 			},
 		],
@@ -212,34 +222,75 @@ export class CampaignCallingTrigger implements INodeType {
 
 		// Test deliveries (the editor's "Listen for test event") take one event and are not remembered.
 		const checkRepeats = options.ignoreRepeats === true && this.getMode() !== 'manual';
-		let fresh = selected;
+		let passed = selected.map((event) => ({ ...event, key: undefined as string | undefined }));
 		if (checkRepeats && selected.length > 0) {
 			const path = repeatKeyPath.call(this, options);
-			const trigger = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-			const keys = selected.map(({ entry, eventType }) => repeatKeyHash(entry, path, eventType));
-			const repeats = checkAndRecordKeys(this.getWorkflowStaticData('node'), trigger, keys, Date.now());
-			fresh = selected.filter((_, index) => !repeats[index]);
+			const trigger = triggerKey(this.getWorkflow().id, this.getNode().id);
+			passed = selected
+				.map((event) => ({ ...event, key: repeatKeyHash(event.entry, path, event.eventType) }))
+				.filter(({ key }) => key === undefined || !isRecordedRepeat(trigger, key));
+		}
+		const knownRepeats = selected.length - passed.length;
+		if (passed.length === 0) {
+			return { webhookResponse: acknowledgement(delivery.entries.length, 0, checkRepeats ? knownRepeats : undefined) };
 		}
 
-		const items: INodeExecutionData[] = fresh.map(({ entry, eventType }) => {
+		const items: INodeExecutionData[] = passed.map(({ entry, eventType, key }) => {
 			const json: IDataObject = { ...entry };
 			if (typeof json.event_type !== 'string') json.event_type = eventType;
 			if (headers) json.headers = headers;
+			const handover: Handover = { received: delivery.entries.length, repeats: knownRepeats };
+			if (key !== undefined) handover.key = key;
+			json[HANDOVER_FIELD] = handover as unknown as IDataObject;
 			return { json };
 		});
-
-		const acknowledgement: IDataObject = { status: 'ok', received: delivery.entries.length, accepted: items.length };
-		if (checkRepeats) {
-			acknowledgement.repeats = selected.length - fresh.length;
-			// Answered here, not by n8n: n8n saves the static data (the new keys) when the answer is
-			// given, and n8n 2.x, answering for the node, does so only after it has set up the
-			// execution, which clears the mark that the static data changed, so the keys were lost.
-			response.status(200).json(acknowledgement);
-			return items.length === 0 ? { noWebhookResponse: true } : { noWebhookResponse: true, workflowData: [items] };
-		}
-		if (items.length === 0) return { webhookResponse: acknowledgement };
-		return { webhookResponse: acknowledgement, workflowData: [items] };
+		return { workflowData: [items] };
 	}
+
+	/**
+	 * Runs as the execution's first node, so the execution exists by now: with Ignore Repeats, records
+	 * the events in n8n's deduplication store (in its database, shared by every n8n process) and drops
+	 * the repeats; then answers the delivery and passes on the new events.
+	 */
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const handovers = items.map((item) => readHandover(item.json));
+		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+		const checkRepeats = options.ignoreRepeats === true && this.getMode() !== 'manual';
+
+		let repeats = items.map(() => false);
+		if (checkRepeats) {
+			repeats = await checkAndRecordKeys(
+				async (hashes) =>
+					await this.helpers.checkProcessedAndRecord(hashes, 'node', { mode: 'entries', maxEntries: REMEMBERED_KEYS }),
+				triggerKey(this.getWorkflow().id, this.getNode().id),
+				handovers.map((handover) => handover?.key),
+			);
+		}
+
+		const fresh: INodeExecutionData[] = [];
+		items.forEach((item, index) => {
+			if (repeats[index]) return;
+			const json = { ...item.json };
+			delete json[HANDOVER_FIELD];
+			fresh.push({ json, pairedItem: { item: index } });
+		});
+
+		// Items that came from a delivery (not pinned data) carry its handover: the sender waits for this answer.
+		const [handover] = handovers;
+		if (handover !== undefined) {
+			const repeated = repeats.filter(Boolean).length;
+			const body = acknowledgement(handover.received, fresh.length, checkRepeats ? handover.repeats + repeated : undefined);
+			this.sendResponse({ body, headers: {}, statusCode: 200 });
+		}
+		return [fresh];
+	}
+}
+
+function acknowledgement(received: number, accepted: number, repeats: number | undefined): IDataObject {
+	const answer: IDataObject = { status: 'ok', received, accepted };
+	if (repeats !== undefined) answer.repeats = repeats;
+	return answer;
 }
 
 function thisTrigger(this: IHookFunctions): string {

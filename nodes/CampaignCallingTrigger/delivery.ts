@@ -66,3 +66,26 @@ export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 function isObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Where webhook() leaves, on each item it passes to the execution, what execute() needs to answer
+ * the delivery: execute() removes it, so no node after the trigger sees it.
+ */
+export const HANDOVER_FIELD = '__campaignCallingDelivery';
+
+export interface Handover {
+	/** Events in the delivery's body. */
+	received: number;
+	/** Events webhook() already knew as repeats (and so passed on no item). */
+	repeats: number;
+	/** The event's repeat key, when Ignore Repeats is on and the event has one. */
+	key?: string;
+}
+
+export function readHandover(json: IDataObject): Handover | undefined {
+	const value = json[HANDOVER_FIELD];
+	if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+	const { received, repeats, key } = value as IDataObject;
+	if (typeof received !== 'number' || typeof repeats !== 'number') return undefined;
+	return { received, repeats, key: typeof key === 'string' ? key : undefined };
+}

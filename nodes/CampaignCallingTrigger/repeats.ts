@@ -8,12 +8,9 @@ export const REMEMBERED_KEYS = 10_000;
 
 /**
  * Characters of a key's SHA-256 (base64url) that are kept: 96 bits. Among 10,000 keys the chance
- * that two different keys share a hash is below 1 in 10^20; 10,000 stored keys take about 270 kB.
+ * that two different keys share a hash is below 1 in 10^20.
  */
 const HASH_CHARS = 16;
-
-/** Where in the node's static data (saved by n8n in its database) the key hashes live, oldest first. */
-const STORED_KEYS = 'repeatKeys';
 
 const REPEAT_KEY_FIELD = 'Options → Repeat Key';
 
@@ -74,76 +71,78 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * Keys recorded by this n8n process, per trigger, with when they were recorded, oldest first. n8n
- * loads a workflow's static data once per request and saves it afterwards, so two deliveries
- * handled at the same time both see the data as it was before either: without this, both would
- * start an execution for one key, and the second save would drop the key the first one recorded.
+ * Keys n8n's deduplication store has recorded, as seen by this process, across all triggers: a
+ * delivery made only of these is answered without starting an execution. Only a cache (the store
+ * is the record), so it is bounded as a whole: the least recently recorded keys go first, and the
+ * keys of a trigger that was deactivated or deleted age out with them.
  */
-const recentKeysByTrigger = new Map<string, Map<string, number>>();
+export const MAX_CACHED_KEYS = 50_000;
+const recordedKeys = new Map<string, true>();
 
-function recentKeysOf(trigger: string): Map<string, number> {
-	let recent = recentKeysByTrigger.get(trigger);
-	if (recent === undefined) {
-		recent = new Map();
-		recentKeysByTrigger.set(trigger, recent);
+const cacheKey = (trigger: string, hash: string) => `${trigger}\n${hash}`;
+
+export function isRecordedRepeat(trigger: string, hash: string): boolean {
+	return recordedKeys.has(cacheKey(trigger, hash));
+}
+
+/** Called only once n8n's store holds the keys: a cached key must never hide an event that was not recorded. */
+export function cacheRecordedKeys(trigger: string, hashes: string[]): void {
+	for (const hash of hashes) {
+		const key = cacheKey(trigger, hash);
+		recordedKeys.delete(key);
+		recordedKeys.set(key, true);
+		if (recordedKeys.size > MAX_CACHED_KEYS) recordedKeys.delete(recordedKeys.keys().next().value as string);
 	}
-	return recent;
 }
 
-/** A stored key is its hash followed by the time it was recorded (milliseconds, base 36). */
-function storedKey(hash: string, at: number): string {
-	return `${hash}${at.toString(36)}`;
+/** How many keys this process caches (for tests and the bench). */
+export function cachedKeyCount(): number {
+	return recordedKeys.size;
 }
 
-function recordedAt(stored: string): number {
-	return parseInt(stored.slice(HASH_CHARS), 36);
-}
+/** n8n's `checkProcessedAndRecord`, narrowed to what the trigger uses. */
+export type RecordKeys = (hashes: string[]) => Promise<{ new: Array<string | number> }>;
 
-function readStoredKeys(staticData: IDataObject): string[] {
-	const stored = staticData[STORED_KEYS];
-	if (!Array.isArray(stored)) return [];
-	return stored.filter((entry): entry is string => typeof entry === 'string' && entry.length > HASH_CHARS);
+const queues = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs one trigger's store updates one after another within this process. n8n's store reads the
+ * list, adds to it and writes it back: two executions doing that at once would both find a key new
+ * (a doubled event) and the later write would drop the other's key.
+ */
+async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T> {
+	const previous = queues.get(trigger) ?? Promise.resolve();
+	const run = previous.then(task, task);
+	const settled = run.then(
+		() => undefined,
+		() => undefined,
+	);
+	queues.set(trigger, settled);
+	try {
+		return await run;
+	} finally {
+		if (queues.get(trigger) === settled) queues.delete(trigger);
+	}
 }
 
 /**
- * Marks which keys were seen before (true = repeat) and records the others, both in this process
- * and in the node's static data, which n8n saves in its database after the delivery. A key twice
- * in one list counts as a repeat the second time; an undefined key is never a repeat.
+ * Marks which keys were recorded before (true = repeat) and records the others in n8n's store. A
+ * key twice in one delivery is a repeat the second time; an undefined key is never a repeat. Work
+ * of this process per delivery is proportional to the delivery's keys, not to the keys remembered.
  */
-export function checkAndRecordKeys(
-	staticData: IDataObject,
+export async function checkAndRecordKeys(
+	record: RecordKeys,
 	trigger: string,
 	keys: Array<string | undefined>,
-	now: number,
-): boolean[] {
-	const stored = readStoredKeys(staticData);
-	const storedHashes = new Set(stored.map((entry) => entry.slice(0, HASH_CHARS)));
-	const recent = recentKeysOf(trigger);
-
-	const repeats = keys.map((key) => {
-		if (key === undefined) return false;
-		if (storedHashes.has(key) || recent.has(key)) return true;
-		recent.set(key, now);
-		if (recent.size > REMEMBERED_KEYS) recent.delete(recent.keys().next().value as string);
-		return false;
+): Promise<boolean[]> {
+	const firstOccurrence = new Map<string, number>();
+	keys.forEach((key, index) => {
+		if (key !== undefined && !firstOccurrence.has(key)) firstOccurrence.set(key, index);
 	});
+	if (firstOccurrence.size === 0) return keys.map(() => false);
 
-	// Keys of this process the stored list lacks: new ones, and ones a concurrent save (another
-	// delivery, another webhook process) overwrote. Keys older than a full list's oldest were
-	// pushed out by newer ones from elsewhere and stay out.
-	const oldestKept = stored.length >= REMEMBERED_KEYS ? recordedAt(stored[0]) : -Infinity;
-	const missing: string[] = [];
-	for (const [hash, at] of recent) {
-		if (!storedHashes.has(hash) && at >= oldestKept) missing.push(storedKey(hash, at));
-	}
-	if (missing.length === 0) return repeats;
-
-	const newestStored = stored.length > 0 ? recordedAt(stored[stored.length - 1]) : -Infinity;
-	// Usually every missing key is newer than the list; an overwritten one has to be put in its place.
-	const merged =
-		recordedAt(missing[0]) >= newestStored
-			? stored.concat(missing)
-			: stored.concat(missing).sort((a, b) => recordedAt(a) - recordedAt(b));
-	staticData[STORED_KEYS] = merged.slice(-REMEMBERED_KEYS);
-	return repeats;
+	const unique = [...firstOccurrence.keys()];
+	const fresh = await oneAtATime(trigger, async () => new Set((await record(unique)).new.map(String)));
+	cacheRecordedKeys(trigger, unique);
+	return keys.map((key, index) => key !== undefined && (firstOccurrence.get(key) !== index || !fresh.has(key)));
 }

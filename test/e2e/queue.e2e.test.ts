@@ -3,11 +3,14 @@
  * process (harness/queue.ts). The same action and trigger cases as the single-process suite, and for every
  * execution they wait for, proof that the webhook process enqueued it and the worker ran it.
  */
+import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
+import { DOWNSTREAM, FLOOD_TEST_TIMEOUT_MS, TRIGGER_FLOOD, countBy, floodTrigger, inPool, itemsOf, sendDelivery, settledExecutions, SECRET_HEADER, type TriggerFloodResult } from './harness/deliveries.ts';
 import type { Execution } from './harness/n8n.ts';
 import { packageCases } from './harness/package-cases.ts';
 import { log, sleep } from './harness/process.ts';
 import { startQueueN8n, type QueueN8nInstance, type QueueProcess } from './harness/queue.ts';
 import { e2eVersions } from './harness/runtime.ts';
+import { CREDENTIAL_TYPE, type CredentialRef } from './harness/workflows.ts';
 
 /** n8n writes these at info level: scaling.service on enqueueing, job-processor on picking a job up (1.x and 2.x). */
 const enqueued = (id: string) => `Enqueued execution ${id} (job `;
@@ -46,7 +49,7 @@ describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) =>
 	});
 
 	packageCases({
-		start: async () => (n8n = await startQueueN8n({ version })),
+		start: async () => (n8n = await startQueueN8n({ version, readyTimeoutMs: 300_000 })),
 		checkExecution: expectRanOnWorker,
 	});
 
@@ -62,5 +65,56 @@ describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) =>
 		for (const each of [main, worker, webhook]) {
 			expect((await fetch(`${each.url}healthz/readiness`)).status).toBe(200);
 		}
+	});
+
+	describe(`the trigger under a flood of ${TRIGGER_FLOOD.events} events (webhook process → Redis → worker)`, () => {
+		let simulator: Simulator;
+		let credential: CredentialRef;
+		const REPEATS = 100;
+
+		beforeAll(async () => {
+			simulator = await startSimulator({ recordBodies: false });
+			const created = await n8n!.api.createCredential('Campaign Calling (flood)', CREDENTIAL_TYPE, { baseUrl: `${simulator.url}/`, apiKey: DEMO.apiKey });
+			credential = { id: created.id, name: created.name };
+		});
+
+		afterAll(async () => simulator?.close());
+
+		const floodOf = async (label: string, triggerOptions: Record<string, unknown>) =>
+			await floodTrigger({ n8n: () => n8n!, simulator, credential, label: `${version} queue ${label}`, triggerOptions, loadLogFile: `${n8n!.workDir}/busy-load.log` });
+
+		const expectNoneLostNoneDoubled = ({ counts, downstreamRuns }: TriggerFloodResult) =>
+			expect({ answered: counts.answered, executed: counts.executed, lost: counts.lost, doubled: counts.doubled, downstreamRuns }).toEqual({
+				answered: TRIGGER_FLOOD.events,
+				executed: TRIGGER_FLOOD.events,
+				lost: 0,
+				doubled: 0,
+				downstreamRuns: TRIGGER_FLOOD.events,
+			});
+
+		it('Ignore Repeats off: every event answered 2xx is in a successful execution; only a retried one can run twice', async () => {
+			const { counts, workflowId } = await floodOf('off', {});
+			expect({ answered: counts.answered, executed: counts.executed, lost: counts.lost }).toEqual({ answered: TRIGGER_FLOOD.events, executed: TRIGGER_FLOOD.events, lost: 0 });
+			expect(counts.doubled).toBeLessThanOrEqual(counts.retried);
+			await n8n!.api.deleteWorkflow(workflowId);
+		}, FLOOD_TEST_TIMEOUT_MS);
+
+		it(`Ignore Repeats on: none lost, none doubled; then ${REPEATS} genuine repeats run no downstream node`, async () => {
+			const result = await floodOf('on', { ignoreRepeats: true, repeatKey: 'event_id' });
+			expectNoneLostNoneDoubled(result);
+			const repeats = await inPool(result.bodies.slice(0, REPEATS), TRIGGER_FLOOD.concurrency, async (body) =>
+				await sendDelivery(result.url, { headers: [['content-type', 'application/json'], [SECRET_HEADER, result.secret]], body: JSON.stringify(body) }),
+			);
+			expect(countBy(repeats, (answer) => `${answer.status} ${answer.text}`)).toEqual({
+				[`200 ${JSON.stringify({ status: 'ok', received: 1, accepted: 0, repeats: 1 })}`]: REPEATS,
+			});
+			// The webhook process never runs execute(), so it knows no recorded key: each repeat is checked in a
+			// short execution on the worker, in which the trigger passes nothing on.
+			const after = await settledExecutions(n8n!, result.workflowId);
+			const added = after.filter((execution) => !result.executions.some((before) => before.id === execution.id));
+			log(`n8n ${version} queue mode: ${REPEATS} repeats after the flood started ${added.length} executions, by status ${JSON.stringify(countBy(added, (execution) => execution.status))}`);
+			expect(added.filter((execution) => itemsOf(execution, DOWNSTREAM).length > 0)).toEqual([]);
+			await n8n!.api.deleteWorkflow(result.workflowId);
+		}, FLOOD_TEST_TIMEOUT_MS);
 	});
 });

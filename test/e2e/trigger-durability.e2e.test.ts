@@ -11,13 +11,20 @@ import { rmSync } from 'node:fs';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import {
 	SECRET_HEADER,
+	FLOOD_TEST_TIMEOUT_MS,
+	TRIGGER_FLOOD,
+	allExecutions,
 	countBy,
+	floodN8nEnv,
+	floodTrigger,
 	inPool,
 	randomSecretLike,
 	registeredSecret,
 	sendDelivery,
+	settledExecutions,
 	triggerUrl,
 	type DeliveryAnswer,
+	type TriggerFloodResult,
 } from './harness/deliveries.ts';
 import { createUserFolder, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
 import { log, sleep } from './harness/process.ts';
@@ -30,20 +37,10 @@ const CONCURRENCY = 25;
 const PAIRS = 100;
 const STILL_RUNNING = ['new', 'running', 'waiting'];
 
-/** Every execution of the workflow (the public API pages by 250), oldest first. */
-async function allExecutions(n8n: N8nInstance, workflowId: string, includeData = false): Promise<Execution[]> {
-	const executions: Execution[] = [];
-	let cursor: string | undefined;
-	do {
-		const query = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250' });
-		if (cursor) query.set('cursor', cursor);
-		const page = await n8n.api.publicApi<{ data: Execution[]; nextCursor?: string | null }>('GET', `/executions?${query}`);
-		if (page.status !== 200) throw new Error(`GET /executions: HTTP ${page.status} ${JSON.stringify(page.body).slice(0, 500)}`);
-		executions.push(...page.body.data.map((execution) => ({ ...execution, id: String(execution.id) })));
-		cursor = page.body.nextCursor ?? undefined;
-	} while (cursor);
-	return executions.sort((a, b) => Number(a.id) - Number(b.id));
-}
+/** Genuine repeats sent after the flood with Ignore Repeats on. */
+const FLOOD_REPEATS = 100;
+/** n8n's start (its migrations) on a machine this loaded can take minutes. */
+const READY_TIMEOUT_MS = 300_000;
 
 /** Waits until `count` executions have finished, then a moment more so an extra one would show. */
 async function finishedExecutions(n8n: N8nInstance, workflowId: string, count: number, timeoutMs = 180_000): Promise<Execution[]> {
@@ -82,7 +79,7 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 	async function restart(): Promise<number> {
 		const { port } = n8n;
 		await n8n.stop();
-		n8n = await startN8n({ version, userFolder, port });
+		n8n = await startN8n({ version, userFolder, port, readyTimeoutMs: READY_TIMEOUT_MS, extraEnv: floodN8nEnv() });
 		return n8n.startToReadyMs;
 	}
 
@@ -110,7 +107,7 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 	beforeAll(async () => {
 		simulator = await startSimulator({ recordBodies: false });
 		userFolder = createUserFolder(`durability-${version}`);
-		n8n = await startN8n({ version, userFolder, withPackage: true });
+		n8n = await startN8n({ version, userFolder, withPackage: true, readyTimeoutMs: READY_TIMEOUT_MS, extraEnv: floodN8nEnv() });
 		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
 			baseUrl: `${simulator.url}/`,
 			apiKey: DEMO.apiKey,
@@ -221,4 +218,64 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 		const executions = await finishedExecutions(n8n, workflowId, PAIRS);
 		expect(markers(executions).sort()).toEqual(events.map((body) => body.data.marker).sort());
 	});
+
+	const floodOf = async (label: string, triggerOptions: Record<string, unknown>, during?: Parameters<typeof floodTrigger>[0]['during'], settings = TRIGGER_FLOOD) =>
+		await floodTrigger({ n8n: () => n8n, simulator, credential, label: `${version} ${label}`, triggerOptions, loadLogFile: `${userFolder}/busy-load.log`, during, settings });
+
+	/** Every event answered 2xx and in exactly one successful execution, whose downstream node ran once. */
+	function expectNoneLostNoneDoubled({ counts, downstreamRuns }: TriggerFloodResult) {
+		expect({ answered: counts.answered, executed: counts.executed, lost: counts.lost, doubled: counts.doubled, downstreamRuns }).toEqual({
+			answered: TRIGGER_FLOOD.events,
+			executed: TRIGGER_FLOOD.events,
+			lost: 0,
+			doubled: 0,
+			downstreamRuns: TRIGGER_FLOOD.events,
+		});
+	}
+
+	it(`flood, Ignore Repeats off: ${TRIGGER_FLOOD.events} distinct events at concurrency ${TRIGGER_FLOOD.concurrency}, retried up to ${TRIGGER_FLOOD.retries} times: none lost; an event runs twice only when its answer came too late`, async () => {
+		const { counts, downstreamRuns, workflowId } = await floodOf('off', {});
+		expect({ answered: counts.answered, executed: counts.executed, lost: counts.lost }).toEqual({
+			answered: TRIGGER_FLOOD.events,
+			executed: TRIGGER_FLOOD.events,
+			lost: 0,
+		});
+		// Without Ignore Repeats nothing tells a retry from a new event: an attempt whose answer missed the
+		// sender's timeout (its execution existed) runs again when retried. Only retried events can double.
+		expect(counts.doubled).toBeLessThanOrEqual(counts.retried);
+		expect(downstreamRuns).toBe(TRIGGER_FLOOD.events + counts.doubled);
+		await n8n.api.deleteWorkflow(workflowId);
+	}, FLOOD_TEST_TIMEOUT_MS);
+
+	it(`flood, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, then ${FLOOD_REPEATS} genuine repeats: none lost, none doubled, the repeats start no execution`, async () => {
+		const result = await floodOf('on', { ignoreRepeats: true, repeatKey: 'event_id' });
+		expectNoneLostNoneDoubled(result);
+
+		const repeats = await inPool(result.bodies.slice(0, FLOOD_REPEATS), CONCURRENCY, async (body) => await deliver(result.url, result.secret, body));
+		expect(countBy(repeats, (answer) => `${answer.status} ${answer.text}`)).toEqual({
+			[`200 ${JSON.stringify({ status: 'ok', received: 1, accepted: 0, repeats: 1 })}`]: FLOOD_REPEATS,
+		});
+		const after = await settledExecutions(n8n, result.workflowId);
+		log(`n8n ${version}: ${FLOOD_REPEATS} repeats after the flood: executions ${result.executions.length} before, ${after.length} after`);
+		expect(after).toHaveLength(result.executions.length);
+		await n8n.api.deleteWorkflow(result.workflowId);
+	}, FLOOD_TEST_TIMEOUT_MS);
+
+	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, none lost, none doubled`, async () => {
+		let restarting: Promise<unknown> | undefined;
+		const result = await floodOf('restart', { ignoreRepeats: true, repeatKey: 'event_id' }, {
+			// Not awaited here: deliveries go on while n8n stops and starts, and are retried until it is back.
+			onStart: (index) => {
+				if (index === Math.floor(TRIGGER_FLOOD.events * 0.4)) {
+					restarting = restart().then((ms) => log(`n8n ${version}: restarted mid-flood, ready in ${(ms / 1000).toFixed(1)} s`));
+				}
+			},
+			settled: async () => await restarting,
+		},
+		// Retries spread over 5 minutes (10 s, 20 s, ... 160 s): a loaded machine takes minutes to start n8n again.
+		{ ...TRIGGER_FLOOD, backoffMs: (retry) => 5000 * 2 ** retry });
+		expect(result.counts.retried).toBeGreaterThan(0);
+		expectNoneLostNoneDoubled(result);
+		await n8n.api.deleteWorkflow(result.workflowId);
+	}, FLOOD_TEST_TIMEOUT_MS);
 });

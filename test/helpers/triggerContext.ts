@@ -1,27 +1,32 @@
 /**
- * Drives the trigger node through n8n-core's real HookContext (activation hooks) and
- * WebhookContext (deliveries), with static data handled as n8n handles it. `workflow` holds the
- * static data as saved (n8n's database). Each hook runs on a copy loaded from it, saved back only
- * when the hook returns: n8n 1.x (and 2.x without its publication service) drops what a throwing
- * create() wrote, then calls delete() on a fresh copy and saves that (`activate`). `prepareDelivery`
- * does what n8n's webhook server does per request: load a copy, run webhook(), save it.
+ * Drives the trigger node through n8n-core's real HookContext (activation hooks), WebhookContext
+ * (deliveries) and ExecuteContext (the execution a delivery starts, with the trigger as its first
+ * node), with static data handled as n8n handles it. `workflow` holds the static data as saved
+ * (n8n's database). Each hook runs on a copy loaded from it, saved back only when the hook returns:
+ * n8n 1.x (and 2.x without its publication service) drops what a throwing create() wrote, then calls
+ * delete() on a fresh copy and saves that (`activate`). Executions record repeat keys in n8n's
+ * deduplication store (test/helpers/processedData.ts), which outlives a harness as n8n's database
+ * outlives a restart.
  */
-import { HookContext, WebhookContext } from 'n8n-core';
+import { ExecuteContext, HookContext, WebhookContext } from 'n8n-core';
 import type {
 	IDataObject,
+	IExecuteResponsePromiseData,
 	INode,
+	INodeExecutionData,
 	IWebhookData,
 	IWebhookResponseData,
 	IWorkflowExecuteAdditionalData,
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import { CampaignCallingTrigger } from '../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { SECRET_HEADER } from '../../nodes/CampaignCallingTrigger/delivery';
 import type { Simulator } from '../simulator/server.ts';
 import { additionalDataFor, nodeTypesFor, type CredentialData } from './n8nContext.ts';
+import { processedDataStore } from './processedData.ts';
 
 export const WEBHOOK_BASE_URL = 'http://127.0.0.1:5678/webhook';
 export const WEBHOOK_ID = '0b5c4f8e-2d1a-4c3b-9e7f-6a5b4c3d2e1f';
@@ -45,10 +50,15 @@ export interface RestoredTrigger {
 let workflowCount = 0;
 
 export interface DeliveryOutcome {
+	/** What webhook() returned. */
 	result: IWebhookResponseData;
-	/** What the node itself answered through the response object, if it did. */
+	/** The answer the sender gets: from webhook() (its response object or webhookResponse) or from execute(). */
 	statusCode?: number;
 	json?: unknown;
+	/** Whether n8n would have created an execution (webhook() passed items on). */
+	executed: boolean;
+	/** What the trigger passed to the next node in that execution; undefined without an execution. */
+	output?: INodeExecutionData[];
 }
 
 export class TriggerHarness {
@@ -179,30 +189,53 @@ export class TriggerHarness {
 		return result;
 	}
 
-	/** Runs `webhook()` for one delivery, as n8n's webhook server would. */
-	async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
-		return await this.runWebhook(this.workflow, request);
-	}
-
 	/**
-	 * Loads a copy of the saved static data now, as n8n does when a request arrives; `run()` then
-	 * runs webhook() on that copy and saves it over the stored one (the last save wins, as in n8n).
-	 * Preparing two deliveries before running either is two requests handled at the same time.
+	 * One delivery as n8n handles it: webhook(), then, when it passes items on, the execution's first
+	 * node, execute(), whose sendResponse gives the answer (responseMode 'responseNode').
 	 */
-	prepareDelivery(request: DeliveryRequest): { run(): Promise<DeliveryOutcome> } {
-		const requestWorkflow = this.workflowWith(this.workflow.id, this.savedStaticData());
-		return {
-			run: async () => {
-				const outcome = await this.runWebhook(requestWorkflow, request);
-				if (requestWorkflow.staticData.__dataChanged === true) {
-					this.workflow.staticData = requestWorkflow.staticData;
-				}
-				return outcome;
-			},
-		};
+	async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
+		const outcome = await this.runWebhook(this.workflow, request);
+		const items = outcome.result.workflowData?.[0];
+		if (items === undefined) {
+			const answered = outcome.statusCode !== undefined || outcome.result.noWebhookResponse === true;
+			return answered ? { ...outcome, executed: false } : { ...outcome, statusCode: 200, json: outcome.result.webhookResponse, executed: false };
+		}
+		const execution = await this.execute(items, request.mode ?? 'webhook');
+		return { ...outcome, ...execution.answer, executed: true, output: execution.output };
 	}
 
-	private async runWebhook(workflow: Workflow, request: DeliveryRequest): Promise<DeliveryOutcome> {
+	/** Runs execute() as n8n runs a trigger that has one, over the items webhook() passed on. */
+	async execute(
+		items: INodeExecutionData[],
+		mode: WorkflowExecuteMode = 'webhook',
+	): Promise<{ answer: { statusCode?: number; json?: unknown }; output: INodeExecutionData[] }> {
+		processedDataStore();
+		const answer: { statusCode?: number; json?: unknown } = {};
+		const additionalData = this.additionalData();
+		additionalData.hooks = {
+			runHook: async (name: string, [response]: [IExecuteResponsePromiseData]) => {
+				if (name !== 'sendResponse' || answer.statusCode !== undefined) return;
+				answer.statusCode = Number(response.statusCode ?? 200);
+				answer.json = response.body;
+			},
+		} as unknown as IWorkflowExecuteAdditionalData['hooks'];
+		const context = new ExecuteContext(
+			this.workflow,
+			this.node,
+			additionalData,
+			mode,
+			createRunExecutionData(),
+			0,
+			items,
+			{ main: [items] },
+			{ node: this.node, data: { main: [items] }, source: null },
+			[],
+		);
+		const [output] = await this.nodeType.execute.call(context);
+		return { answer, output };
+	}
+
+	private async runWebhook(workflow: Workflow, request: DeliveryRequest): Promise<Omit<DeliveryOutcome, 'executed'>> {
 		const raw = request.raw ?? (request.body === undefined ? '' : JSON.stringify(request.body));
 		const headers: Record<string, string> = {
 			'content-type': 'application/json',

@@ -4,9 +4,12 @@
  */
 import { randomInt } from 'node:crypto';
 import * as http from 'node:http';
-import type { Simulator } from '../../simulator/server.ts';
-import type { N8nInstance } from './n8n.ts';
-import type { WorkflowNode } from './workflows.ts';
+import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { DEMO, type Simulator } from '../../simulator/server.ts';
+import { cleanEnv, log, sleep, spawnLogged } from './process.ts';
+import type { Execution, N8nInstance } from './n8n.ts';
+import { TRIGGER_NODE_NAME, campaignCallingTriggerNode, setNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './workflows.ts';
 
 /** The trigger's header names (nodes/CampaignCallingTrigger/delivery.ts), spelled out so a rename there fails here. */
 export const SECRET_HEADER = 'x-campaign-calling-secret';
@@ -23,6 +26,8 @@ export interface DeliveryRequest {
 	body?: string;
 	/** Sends the body with chunked transfer encoding (no Content-Length). */
 	chunked?: boolean;
+	/** How long to wait for the whole answer; default 60 s. */
+	timeoutMs?: number;
 }
 
 export interface DeliveryAnswer {
@@ -75,7 +80,7 @@ export async function sendDelivery(url: string, request: DeliveryRequest = {}): 
 			method: request.method ?? 'POST',
 			headers,
 			agent: false,
-			signal: AbortSignal.timeout(60_000),
+			signal: AbortSignal.timeout(request.timeoutMs ?? 60_000),
 		});
 		outgoing.on('response', (response) => {
 			const chunks: Buffer[] = [];
@@ -138,4 +143,265 @@ export function countBy<T>(values: T[], key: (value: T) => string): Record<strin
 		counts[name] = (counts[name] ?? 0) + 1;
 	}
 	return counts;
+}
+
+export interface FloodOptions {
+	concurrency: number;
+	/** Attempts after the first for a delivery answered non-2xx or not at all (the service retries too). */
+	retries: number;
+	/** How long one attempt waits for its answer, as a module's Timeout does. */
+	timeoutMs: number;
+	/** Wait before retry n (1-based); default 2^n seconds, so 5 retries span a minute, time for n8n to restart. */
+	backoffMs?: (retry: number) => number;
+	/** Called once per delivery started, in order: e.g. to restart n8n after the 400th. */
+	onStart?: (index: number) => Promise<void> | void;
+}
+
+export interface FloodDelivery {
+	/** Every attempt's answer, in order; the last one is what the sender kept. */
+	attempts: DeliveryAnswer[];
+	/** Whether an attempt was answered 2xx. */
+	acknowledged: boolean;
+}
+
+/**
+ * Sends each body once, as the service sends a delivery: answered non-2xx or not at all within the
+ * timeout, it is sent again after a pause, up to `retries` times. Never throws.
+ */
+export async function flood(
+	url: string,
+	secret: string,
+	bodies: unknown[],
+	options: FloodOptions,
+): Promise<FloodDelivery[]> {
+	const backoff = options.backoffMs ?? ((retry: number) => 1000 * 2 ** retry);
+	return await inPool(bodies, options.concurrency, async (body, index) => {
+		await options.onStart?.(index);
+		const attempts: DeliveryAnswer[] = [];
+		for (let attempt = 0; attempt <= options.retries; attempt++) {
+			if (attempt > 0) await sleep(backoff(attempt));
+			const answer = await sendDelivery(url, {
+				headers: [
+					['content-type', 'application/json'],
+					[SECRET_HEADER, secret],
+				],
+				body: JSON.stringify(body),
+				timeoutMs: options.timeoutMs,
+			});
+			attempts.push(answer);
+			if (answer.status >= 200 && answer.status < 300) return { attempts, acknowledged: true };
+		}
+		return { attempts, acknowledged: false };
+	});
+}
+
+/** What a flood came to, per event: the figures the trigger's delivery guarantee is judged by. */
+export interface FloodCounts {
+	sent: number;
+	/** Answered 2xx, at some attempt. */
+	answered: number;
+	/** Needed more than one attempt. */
+	retried: number;
+	/** Events in at least one successful execution. */
+	executed: number;
+	/** Answered 2xx but in no successful execution. */
+	lost: number;
+	/** In more than one successful execution. */
+	doubled: number;
+	/** Of the lost: answered 2xx, and in an execution that did not succeed (canceled or crashed by a restart, failed): visible and retryable in n8n. */
+	lostInUnfinishedExecution: number;
+	/** Answers other than 2xx, by status (0 = none came), over all attempts. */
+	failedAttempts: Record<string, number>;
+}
+
+export function floodCounts(markers: string[], deliveries: FloodDelivery[], executedMarkers: string[], unfinishedMarkers: string[] = []): FloodCounts {
+	const runs = countBy(executedMarkers, (marker) => marker);
+	const unfinished = new Set(unfinishedMarkers);
+	const failedAttempts = countBy(
+		deliveries.flatMap((delivery) => delivery.attempts.filter((answer) => answer.status < 200 || answer.status >= 300)),
+		(answer) => String(answer.status),
+	);
+	return {
+		sent: markers.length,
+		answered: deliveries.filter((delivery) => delivery.acknowledged).length,
+		retried: deliveries.filter((delivery) => delivery.attempts.length > 1).length,
+		executed: markers.filter((marker) => (runs[marker] ?? 0) > 0).length,
+		lost: markers.filter((marker, index) => deliveries[index].acknowledged && (runs[marker] ?? 0) === 0).length,
+		doubled: markers.filter((marker) => (runs[marker] ?? 0) > 1).length,
+		lostInUnfinishedExecution: markers.filter((marker, index) => deliveries[index].acknowledged && (runs[marker] ?? 0) === 0 && unfinished.has(marker)).length,
+		failedAttempts,
+	};
+}
+
+/**
+ * Processes that keep CPU cores busy (a loop each, in their own process group), so that a flood
+ * meets the contention of a loaded server. stop() ends them.
+ */
+export function startBusyLoad(processes: number, logFile: string): { stop: () => Promise<void> } {
+	const busy = Array.from({ length: processes }, (_, index) =>
+		spawnLogged({
+			command: process.execPath,
+			args: ['-e', 'for (;;) {}'],
+			cwd: tmpdir(),
+			env: cleanEnv(),
+			logFile,
+			label: `busy load ${index + 1}`,
+			stopSignal: 'SIGKILL',
+		}),
+	);
+	return { stop: async () => void (await Promise.all(busy.map((each) => each.stop()))) };
+}
+
+const STILL_RUNNING = ['new', 'running', 'waiting'];
+
+/** Every execution of the workflow (the public API pages by 250), oldest first. */
+export async function allExecutions(n8n: N8nInstance, workflowId: string, includeData = false): Promise<Execution[]> {
+	const executions: Execution[] = [];
+	let cursor: string | undefined;
+	do {
+		const query = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250' });
+		if (cursor) query.set('cursor', cursor);
+		const page = await n8n.api.publicApi<{ data: Execution[]; nextCursor?: string | null }>('GET', `/executions?${query}`);
+		if (page.status !== 200) throw new Error(`GET /executions: HTTP ${page.status} ${JSON.stringify(page.body).slice(0, 500)}`);
+		executions.push(...page.body.data.map((execution) => ({ ...execution, id: String(execution.id) })));
+		cursor = page.body.nextCursor ?? undefined;
+	} while (cursor);
+	return executions.sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/**
+ * Once no execution of the workflow is running and their number held still for a few seconds: all of
+ * them, with data. After `timeoutMs` it returns what there is, with `settled: false`: executions n8n
+ * never finishes count as not successful, which is what they are to the sender.
+ */
+export async function settledExecutions(n8n: N8nInstance, workflowId: string, timeoutMs = 15 * 60_000): Promise<Execution[] & { settled?: boolean }> {
+	const deadline = Date.now() + timeoutMs;
+	let seen = -1;
+	let stillFor = 0;
+	while (Date.now() < deadline) {
+		const all = await allExecutions(n8n, workflowId);
+		const running = all.filter((execution) => STILL_RUNNING.includes(execution.status)).length;
+		stillFor = running === 0 && all.length === seen ? stillFor + 1 : 0;
+		seen = all.length;
+		if (stillFor >= 3) return Object.assign(await allExecutions(n8n, workflowId, true), { settled: true });
+		await sleep(1500);
+	}
+	return Object.assign(await allExecutions(n8n, workflowId, true), { settled: false });
+}
+
+/** The items a node passed on in an execution; empty when it did not run. */
+export function itemsOf(execution: Execution, nodeName: string): Array<Record<string, unknown>> {
+	const run = execution.data?.resultData.runData[nodeName]?.[0];
+	return (run?.data?.main?.[0] ?? []).map((item) => item.json);
+}
+
+/** The node after the trigger in a flood's workflow: its runs show which events went downstream. */
+export const DOWNSTREAM = 'Downstream';
+
+/** A flood test's own time limit: under pressure, n8n runs 1,000 such executions at under one a second. */
+export const FLOOD_TEST_TIMEOUT_MS = 50 * 60_000;
+
+export interface TriggerFloodSettings {
+	events: number;
+	concurrency: number;
+	retries: number;
+	timeoutMs: number;
+	/** Bytes of transcript in each event, as call.ended events carry. */
+	transcriptBytes: number;
+	/** Processes kept busy on the CPU while the flood runs. */
+	busyProcesses: number;
+	/** Wait before retry n; default 2^n seconds (see FloodOptions). */
+	backoffMs?: (retry: number) => number;
+}
+
+/** The flood of the must-show, and its pressure; E2E_FLOOD_* variables change the defaults. */
+export const TRIGGER_FLOOD: TriggerFloodSettings = {
+	events: Number(process.env.E2E_FLOOD_EVENTS ?? 1000),
+	concurrency: 25,
+	retries: 5,
+	timeoutMs: 30_000,
+	transcriptBytes: Number(process.env.E2E_FLOOD_TRANSCRIPT_BYTES ?? 20_000),
+	busyProcesses: Number(process.env.E2E_FLOOD_BUSY ?? 2),
+};
+
+/**
+ * More pressure for the n8n a flood runs in: E2E_FLOOD_SQLITE_POOL_SIZE sets DB_SQLITE_POOL_SIZE (on 1.x,
+ * whose default 0 is SQLite's legacy driver, any value turns on the pooled driver with its single
+ * write lock, which times out after 60 s as 2.x's does).
+ */
+export function floodN8nEnv(): Record<string, string> {
+	const poolSize = process.env.E2E_FLOOD_SQLITE_POOL_SIZE;
+	return poolSize ? { DB_SQLITE_POOL_SIZE: poolSize } : {};
+}
+
+export interface TriggerFloodResult {
+	counts: FloodCounts;
+	executions: Execution[];
+	/** Successful executions in which the downstream node ran. */
+	downstreamRuns: number;
+	workflowId: string;
+	url: string;
+	secret: string;
+	bodies: Array<{ event_type: string; event_id: string; data: { marker: string } }>;
+}
+
+/**
+ * Activates a workflow (the trigger, then a Set node), floods it with distinct events as the service
+ * sends them while busy processes load the machine, waits for n8n to settle, and counts per event.
+ * `n8n()` is asked again after the flood, so a test may have restarted n8n during it (`during`).
+ */
+export async function floodTrigger(options: {
+	n8n: () => N8nInstance;
+	simulator: Simulator;
+	credential: CredentialRef;
+	label: string;
+	triggerOptions: Record<string, unknown>;
+	settings?: TriggerFloodSettings;
+	loadLogFile: string;
+	during?: { onStart: (index: number) => void; settled: () => Promise<unknown> };
+}): Promise<TriggerFloodResult> {
+	const settings = options.settings ?? TRIGGER_FLOOD;
+	const trigger = campaignCallingTriggerNode(['call.ended'], options.credential, options.triggerOptions);
+	const workflow = await options.n8n().api.createWorkflow(triggerWorkflow(`flood: ${options.label}`, trigger, [setNode(DOWNSTREAM, { ran: true })]));
+	await options.n8n().api.activate(workflow.id);
+	const url = triggerUrl(options.n8n(), trigger);
+	const secret = registeredSecret(options.simulator, url);
+	const bodies = Array.from({ length: settings.events }, (_, index) => ({
+		event_type: 'call.ended',
+		event_id: randomUUID(),
+		data: { contact_id: DEMO.completedContactId, marker: `${options.label}-${index}`, transcript: 'x'.repeat(settings.transcriptBytes) },
+	}));
+
+	const load = startBusyLoad(settings.busyProcesses, options.loadLogFile);
+	const started = Date.now();
+	let deliveries: FloodDelivery[];
+	try {
+		deliveries = await flood(url, secret, bodies, { ...settings, onStart: options.during?.onStart });
+		await options.during?.settled();
+	} finally {
+		await load.stop();
+	}
+	const seconds = (Date.now() - started) / 1000;
+	log(
+		`flood "${options.label}": sent ${bodies.length} in ${seconds.toFixed(1)} s; answered 2xx ${deliveries.filter((each) => each.acknowledged).length}, ` +
+			`retried ${deliveries.filter((each) => each.attempts.length > 1).length}; waiting for n8n to finish its executions`,
+	);
+	const n8n = options.n8n();
+	const executions = await settledExecutions(n8n, workflow.id);
+	const succeeded = executions.filter((execution) => execution.status === 'success');
+	const executedMarkers = succeeded.flatMap((execution) => itemsOf(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker: string }).marker));
+	const markersOf = (some: Execution[]) => some.flatMap((execution) => itemsOf(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker: string }).marker));
+	const counts = floodCounts(
+		bodies.map((body) => body.data.marker),
+		deliveries,
+		executedMarkers,
+		markersOf(executions.filter((execution) => execution.status !== 'success')),
+	);
+	const downstreamRuns = succeeded.filter((execution) => itemsOf(execution, DOWNSTREAM).length > 0).length;
+	log(
+		`flood "${options.label}": ${settings.events} events at concurrency ${settings.concurrency}, ${settings.busyProcesses} busy processes, ` +
+			`${settings.transcriptBytes} B transcripts, in ${seconds.toFixed(1)} s: ${JSON.stringify(counts)}; ` +
+			`executions by status ${JSON.stringify(countBy(executions, (execution) => execution.status))}${executions.settled ? '' : ' (n8n had not finished them after 15 minutes)'}, downstream runs ${downstreamRuns}`,
+	);
+	return { counts, executions, downstreamRuns, workflowId: workflow.id, url, secret, bodies };
 }

@@ -97,7 +97,7 @@ describe('activation lifecycle', () => {
 		expect(modules[1].secret).not.toBe(modules[0].secret);
 		for (const { event, secret } of modules) {
 			const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: event } });
-			expect(outcome.result.workflowData).toEqual([[{ json: { event_type: event } }]]);
+			expect(outcome.output).toEqual([{ json: { event_type: event }, pairedItem: { item: 0 } }]);
 		}
 	});
 
@@ -142,7 +142,7 @@ describe('an activation that fails part-way (n8n drops what create() wrote)', ()
 		expect(modules.map((module) => module.event).sort()).toEqual([...EVENTS].sort());
 		for (const { event, secret } of modules) {
 			const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret, 'x-campaign-calling-event': event }, body: {} });
-			expect([event, outcome.statusCode, outcome.result.workflowData]).toEqual([event, undefined, [[{ json: { event_type: event } }]]]);
+			expect([event, outcome.statusCode, outcome.output]).toEqual([event, 200, [{ json: { event_type: event }, pairedItem: { item: 0 } }]]);
 		}
 	}
 
@@ -230,8 +230,10 @@ describe('webhook(): deliveries', () => {
 		const { trigger, secret } = await activeTrigger(['call.ended']);
 		const body = { event_type: 'call.ended', data: { contact_id: DEMO.completedContactId, duration: 42 } };
 		const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body });
-		expect(outcome.result.workflowData).toEqual([[{ json: body }]]);
-		expect(outcome.result.webhookResponse).toEqual({ status: 'ok', received: 1, accepted: 1 });
+		expect(outcome.output).toEqual([{ json: body, pairedItem: { item: 0 } }]);
+		// Answered by the execution's first node (execute()), so only once n8n created the execution.
+		expect(outcome.result.webhookResponse).toBeUndefined();
+		expect([outcome.statusCode, outcome.json]).toEqual([200, { status: 'ok', received: 1, accepted: 1 }]);
 	});
 
 	it('adds the registered event type when the body carries none', async () => {
@@ -240,7 +242,7 @@ describe('webhook(): deliveries', () => {
 			headers: { [SECRET_HEADER]: secret, 'x-campaign-calling-event': 'call.ended' },
 			body: { call_id: 'abc' },
 		});
-		expect(outcome.result.workflowData).toEqual([[{ json: { call_id: 'abc', event_type: 'call.ended' } }]]);
+		expect(outcome.output?.map((item) => item.json)).toEqual([{ call_id: 'abc', event_type: 'call.ended' }]);
 	});
 
 	it('gives one item per element of an array body', async () => {
@@ -252,7 +254,7 @@ describe('webhook(): deliveries', () => {
 				{ event_type: 'call.ended', n: 2 },
 			],
 		});
-		expect(outcome.result.workflowData?.[0].map((item) => item.json.n)).toEqual([1, 2]);
+		expect(outcome.output?.map((item) => item.json.n)).toEqual([1, 2]);
 	});
 
 	it.each([

@@ -1,14 +1,15 @@
 /**
- * Ignore Repeats, through n8n-core's real WebhookContext: which deliveries are repeats, what the key
- * is, what is kept in the node's static data (and how much), and what happens when n8n handles two
- * deliveries at once or restarts.
+ * Ignore Repeats, through n8n-core's real WebhookContext and ExecuteContext: which deliveries are
+ * repeats, what the key is, what n8n's deduplication store holds (and how much), when the answer
+ * leaves, and what happens when n8n handles deliveries at the same time, cannot record, or restarts.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { REMEMBERED_KEYS, readRepeatKeyPath, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
+import { MAX_CACHED_KEYS, REMEMBERED_KEYS, cacheRecordedKeys, cachedKeyCount, isRecordedRepeat, readRepeatKeyPath, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
+import { processedDataStore } from '../../helpers/processedData.ts';
 import { TriggerHarness, WEBHOOK_BASE_URL, moduleSecret, type DeliveryOutcome } from '../../helpers/triggerContext.ts';
 
 let simulator: Simulator;
@@ -27,28 +28,42 @@ async function activeTrigger(options: IDataObject = { ignoreRepeats: true }, eve
 	return { trigger, secret, send };
 }
 
-/** With Ignore Repeats the node answers the delivery itself (so n8n saves the keys before the execution starts). */
-function answeredByNode(outcome: DeliveryOutcome) {
+/** The answer the sender got: always 200 for a genuine delivery. */
+function answer(outcome: DeliveryOutcome) {
 	expect(outcome.statusCode).toBe(200);
-	expect(outcome.result.noWebhookResponse).toBe(true);
-	expect(outcome.result.webhookResponse).toBeUndefined();
 	return outcome.json;
 }
 
-/** The delivered events that started the workflow (undefined: no execution). */
-const started = (outcome: DeliveryOutcome) => outcome.result.workflowData?.[0].map((item) => item.json);
+/** The delivered events the trigger passed to the next node (undefined: none, so no downstream node runs). */
+const started = (outcome: DeliveryOutcome) => (outcome.output?.length ? outcome.output.map((item) => item.json) : undefined);
+
+/** What n8n's deduplication store holds for a trigger: undefined when it recorded nothing. */
+const recorded = (trigger: TriggerHarness) => processedDataStore().rows.get(`${trigger.workflow.id} n:${trigger.node.id}`);
 
 const ended = (data: IDataObject, extra: IDataObject = {}) => ({ event_type: 'call.ended', data, ...extra });
 
 describe('Ignore Repeats', () => {
-	it('is off by default: the same event twice runs twice, and nothing is stored', async () => {
+	it('is off by default: the same event twice runs twice, and nothing is recorded', async () => {
 		const { trigger, send } = await activeTrigger({});
 		const body = ended({ call_id: 'c-1' });
 		expect(started(await send(body))).toEqual([body]);
 		const again = await send(body);
 		expect(started(again)).toEqual([body]);
-		expect(again.result.webhookResponse).toEqual({ status: 'ok', received: 1, accepted: 1 });
-		expect(trigger.staticData.repeatKeys).toBeUndefined();
+		expect(answer(again)).toEqual({ status: 'ok', received: 1, accepted: 1 });
+		expect(recorded(trigger)).toBeUndefined();
+	});
+
+	it('answers from the execution, once n8n recorded the event: webhook() answers nothing for a new event', async () => {
+		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
+		const body = ended({ call_id: 'c-1' });
+		const outcome = await send(body);
+		expect(outcome.result.webhookResponse).toBeUndefined();
+		expect(outcome.result.noWebhookResponse).toBeUndefined();
+		expect(outcome.executed).toBe(true);
+		expect(recorded(trigger)).toHaveLength(1);
+		expect(answer(outcome)).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		// What execute() passes on is the event alone: what webhook() handed over to it stays behind.
+		expect(started(outcome)).toEqual([body]);
 	});
 
 	it('with an empty key, a repeat of the whole event is acknowledged with 200 and starts nothing', async () => {
@@ -56,11 +71,12 @@ describe('Ignore Repeats', () => {
 		const body = ended({ call_id: 'c-1', duration: 42 }, { event_id: 'e-1' });
 		const first = await send(body);
 		expect(started(first)).toEqual([body]);
-		expect(answeredByNode(first)).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		expect(answer(first)).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
 
 		const again = await send(body);
-		expect(again.result).toEqual({ noWebhookResponse: true });
-		expect(answeredByNode(again)).toEqual({ status: 'ok', received: 1, accepted: 0, repeats: 1 });
+		// Known to this process once recorded: answered at once, no execution.
+		expect(again.executed).toBe(false);
+		expect(answer(again)).toEqual({ status: 'ok', received: 1, accepted: 0, repeats: 1 });
 		// The same fields in another order are the same event.
 		expect(started(await send({ event_id: 'e-1', data: { duration: 42, call_id: 'c-1' }, event_type: 'call.ended' }))).toBeUndefined();
 		// One field different is another event.
@@ -93,8 +109,8 @@ describe('Ignore Repeats', () => {
 		expect(started(await send(body))).toHaveLength(1);
 		const again = await send(body);
 		expect(started(again)).toHaveLength(1);
-		expect(answeredByNode(again)).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
-		expect(trigger.staticData.repeatKeys).toBeUndefined();
+		expect(answer(again)).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		expect(recorded(trigger)).toBeUndefined();
 	});
 
 	it('follows nested paths, array indexes included', async () => {
@@ -118,21 +134,23 @@ describe('Ignore Repeats', () => {
 		expect(started(await send(ended({ key: { a: 1, b: [2, 1] } })))).toHaveLength(1);
 	});
 
-	it('checks each event of an array body, a repeat inside the same body included', async () => {
+	it('checks each event of an array body, a repeat inside the same body included, each output item paired to its input', async () => {
 		const { send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
 		await send(ended({ call_id: 'c-1' }));
 		const outcome = await send([ended({ call_id: 'c-1' }), ended({ call_id: 'c-2' }), ended({ call_id: 'c-2' }), ended({ other: 1 })]);
 		expect(started(outcome)).toEqual([ended({ call_id: 'c-2' }), ended({ other: 1 })]);
-		expect(answeredByNode(outcome)).toEqual({ status: 'ok', received: 4, accepted: 2, repeats: 2 });
+		expect(outcome.output?.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 2 }]);
+		expect(answer(outcome)).toEqual({ status: 'ok', received: 4, accepted: 2, repeats: 2 });
 	});
 
 	it('remembers only accepted deliveries: forged ones and events not selected record nothing', async () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true }, ['call.ended']);
 		const body = ended({ call_id: 'c-1' });
 		const forged = await trigger.deliver({ headers: { [SECRET_HEADER]: 'x'.repeat(64) }, body });
-		expect(forged.statusCode).toBe(401);
-		expect(started(await send({ event_type: 'campaign.paused', data: {} }))).toBeUndefined();
-		expect(trigger.staticData.repeatKeys).toBeUndefined();
+		expect([forged.statusCode, forged.executed]).toEqual([401, false]);
+		const unselected = await send({ event_type: 'campaign.paused', data: {} });
+		expect([unselected.executed, answer(unselected)]).toEqual([false, { status: 'ok', received: 1, accepted: 0, repeats: 0 }]);
+		expect(recorded(trigger)).toBeUndefined();
 		expect(started(await send(body))).toHaveLength(1);
 	});
 
@@ -142,66 +160,73 @@ describe('Ignore Repeats', () => {
 		expect(started(await send(body, 'manual'))).toHaveLength(1);
 		const test = await send(body, 'manual');
 		expect(started(test)).toHaveLength(1);
-		expect(test.result.webhookResponse).toEqual({ status: 'ok', received: 1, accepted: 1 });
-		expect(trigger.staticData.repeatKeys).toBeUndefined();
+		expect(answer(test)).toEqual({ status: 'ok', received: 1, accepted: 1 });
+		expect(recorded(trigger)).toBeUndefined();
 		expect(started(await send(body))).toHaveLength(1);
 	});
 
-	it('stores a short hash per key, never the event or the key itself', async () => {
+	it('records a hash per key in n8n\'s store, never the event or the key itself, and nothing in static data', async () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.phone' });
+		const staticBefore = JSON.stringify(trigger.savedStaticData());
 		await send(ended({ phone: '+14155550123', name: 'Ada Lovelace' }));
-		const stored = trigger.staticData.repeatKeys as string[];
-		expect(stored).toHaveLength(1);
-		expect(stored[0]).toMatch(/^[A-Za-z0-9_-]{16}[0-9a-z]+$/);
-		const saved = JSON.stringify(trigger.savedStaticData());
-		for (const text of ['4155550123', 'Ada Lovelace']) expect(saved).not.toContain(text);
+		expect(recorded(trigger)).toHaveLength(1);
+		const stored = JSON.stringify(recorded(trigger));
+		for (const text of ['4155550123', 'Ada Lovelace']) expect(stored).not.toContain(text);
+		expect(JSON.stringify(trigger.savedStaticData())).toBe(staticBefore);
 	});
 
 	it(`keeps exactly the last ${REMEMBERED_KEYS.toLocaleString('en-US')} keys: the oldest is forgotten first`, async () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.n' });
 		const events = (from: number, to: number) => Array.from({ length: to - from }, (_, index) => ended({ n: from + index }));
 		expect(started(await send(events(0, REMEMBERED_KEYS)))).toHaveLength(REMEMBERED_KEYS);
-		expect(trigger.staticData.repeatKeys).toHaveLength(REMEMBERED_KEYS);
+		expect(recorded(trigger)).toHaveLength(REMEMBERED_KEYS);
 		expect(started(await send(ended({ n: 0 })))).toBeUndefined();
 
 		expect(started(await send(events(REMEMBERED_KEYS, REMEMBERED_KEYS + 2)))).toHaveLength(2);
-		expect(trigger.staticData.repeatKeys).toHaveLength(REMEMBERED_KEYS);
-		// 0 and 1 were the oldest two; 2 is still known, in this process and in what n8n saves.
+		expect(recorded(trigger)).toHaveLength(REMEMBERED_KEYS);
+		// 0 and 1 were the oldest two; 2 is still known, in this process and in n8n's store.
 		expect(started(await send(ended({ n: 2 })))).toBeUndefined();
 		const restarted = restartedTrigger(trigger);
-		expect(started(await restarted.send(ended({ n: 2 })))).toBeUndefined();
+		const known = await restarted.send(ended({ n: 2 }));
+		expect([known.executed, started(known), answer(known)]).toEqual([true, undefined, { status: 'ok', received: 1, accepted: 0, repeats: 1 }]);
 		expect(started(await restarted.send(ended({ n: 1 })))).toHaveLength(1);
-		expect(restarted.trigger.staticData.repeatKeys).toHaveLength(REMEMBERED_KEYS);
 	});
 
-	it('two deliveries of one key handled at the same time start one execution', async () => {
-		const { trigger, secret } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
-		const request = { headers: { [SECRET_HEADER]: secret }, body: ended({ call_id: 'c-1' }) };
-		// Both load the static data before either saves, as two concurrent requests in n8n do.
-		const first = trigger.prepareDelivery(request);
-		const second = trigger.prepareDelivery(request);
-		expect(started(await first.run())).toHaveLength(1);
-		expect(started(await second.run())).toBeUndefined();
+	it('two deliveries of one key handled at the same time start one downstream run, and both are answered 200', async () => {
+		const { send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
+		const outcomes = await Promise.all([send(ended({ call_id: 'c-1' })), send(ended({ call_id: 'c-1' }))]);
+		expect(outcomes.map((outcome) => started(outcome)?.length ?? 0).sort()).toEqual([0, 1]);
+		expect(outcomes.map((outcome) => (answer(outcome) as IDataObject).repeats).sort()).toEqual([0, 1]);
 	});
 
-	it('keys recorded by concurrent deliveries all survive, although each save overwrites the other', async () => {
-		const { trigger, secret } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
-		const request = (callId: string) => ({ headers: { [SECRET_HEADER]: secret }, body: ended({ call_id: callId }) });
-		const pending = ['c-1', 'c-2', 'c-3'].map((callId) => trigger.prepareDelivery(request(callId)));
-		for (const delivery of pending) expect(started(await delivery.run())).toHaveLength(1);
-		// The last save began from data without c-1 and c-2, and still holds them.
-		expect(trigger.staticData.repeatKeys).toHaveLength(3);
+	it('keys recorded by concurrent deliveries all survive, although n8n\'s store rewrites its whole list each time', async () => {
+		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
+		const outcomes = await Promise.all(['c-1', 'c-2', 'c-3'].map((callId) => send(ended({ call_id: callId }))));
+		for (const outcome of outcomes) expect(started(outcome)).toHaveLength(1);
+		expect(recorded(trigger)).toHaveLength(3);
 		const restarted = restartedTrigger(trigger);
 		for (const callId of ['c-1', 'c-2', 'c-3']) {
 			expect(started(await restarted.send(ended({ call_id: callId })))).toBeUndefined();
 		}
 	});
 
-	it('remembers across a restart of n8n: a fresh process knows the keys from the saved static data', async () => {
+	it('when n8n cannot record the event, the execution fails before any answer (n8n then answers 500), and the retry is not a repeat', async () => {
+		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
+		processedDataStore().failNextWrite = new Error('LockAcquireTimeoutError: Timeout waiting for lock SqliteWriteConnectionMutex');
+		await expect(send(ended({ call_id: 'c-1' }))).rejects.toThrow('SqliteWriteConnectionMutex');
+		expect(recorded(trigger)).toBeUndefined();
+		const retry = await send(ended({ call_id: 'c-1' }));
+		expect(started(retry)).toHaveLength(1);
+		expect(answer(retry)).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+	});
+
+	it('remembers across a restart of n8n: a fresh process finds the keys in n8n\'s store, and passes nothing on', async () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
 		await send(ended({ call_id: 'c-1' }));
 		const restarted = restartedTrigger(trigger);
 		expect(started(await restarted.send(ended({ call_id: 'c-1' })))).toBeUndefined();
+		// Once found there, this process answers the next copy without an execution.
+		expect((await restarted.send(ended({ call_id: 'c-1' }))).executed).toBe(false);
 		expect(started(await restarted.send(ended({ call_id: 'c-2' })))).toHaveLength(1);
 	});
 
@@ -218,6 +243,31 @@ describe('Ignore Repeats', () => {
 		await expect(trigger.activate()).rejects.toThrow('Options → Repeat Key is not a dot path: "data..call_id"');
 		const unused = new TriggerHarness({ events: ['call.ended'], options: { ignoreRepeats: false, repeatKey: 'data..call_id' } }, credentials());
 		await expect(unused.activate()).resolves.toBeUndefined();
+	});
+});
+
+describe('the keys a process caches', () => {
+	it(`are bounded across all triggers (${MAX_CACHED_KEYS.toLocaleString('en-US')}), so a deactivated or deleted trigger's keys age out`, () => {
+		cacheRecordedKeys('deleted-workflow:node', ['gone']);
+		for (let index = 0; index < MAX_CACHED_KEYS; index++) cacheRecordedKeys('busy-workflow:node', [`key-${index}`]);
+		expect(cachedKeyCount()).toBe(MAX_CACHED_KEYS);
+		expect(isRecordedRepeat('deleted-workflow:node', 'gone')).toBe(false);
+		expect(isRecordedRepeat('busy-workflow:node', `key-${MAX_CACHED_KEYS - 1}`)).toBe(true);
+	});
+
+	it('cost each delivery work in proportion to its own keys, not to the keys remembered', () => {
+		// Counted in Map operations: a delivery of one key does a handful, whether 1 or 50,000 keys are cached (the cache full, so one is evicted).
+		const operations = (cached: number) => {
+			for (let index = 0; index < cached; index++) cacheRecordedKeys('counted:node', [`k-${index}`]);
+			const spies = [jest.spyOn(Map.prototype, 'has'), jest.spyOn(Map.prototype, 'set'), jest.spyOn(Map.prototype, 'delete'), jest.spyOn(Map.prototype, 'keys')];
+			isRecordedRepeat('counted:node', 'new');
+			cacheRecordedKeys('counted:node', ['new']);
+			const count = spies.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
+			spies.forEach((spy) => spy.mockRestore());
+			return count;
+		};
+		expect(operations(1)).toBeLessThanOrEqual(6);
+		expect(operations(MAX_CACHED_KEYS)).toBeLessThanOrEqual(6);
 	});
 });
 

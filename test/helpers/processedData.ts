@@ -1,0 +1,90 @@
+/**
+ * n8n's deduplication store (what `this.helpers.checkProcessedAndRecord` reaches) as its database
+ * implementation behaves, in memory: per workflow and node a list of MD5 hashes, read, extended and
+ * written back, with a pause between the read and the write as a database round trip has (so two
+ * calls at once both read the old list, as they do in n8n), the first write an insert that fails
+ * for the second caller, and the list cut to `maxEntries`, oldest first. Registered once per test
+ * process with n8n-core's DataDeduplicationService, which every ExecuteContext uses.
+ */
+import { createHash } from 'crypto';
+import { DataDeduplicationService } from 'n8n-core';
+import type {
+	DeduplicationItemTypes,
+	DeduplicationScope,
+	ICheckProcessedContextData,
+	ICheckProcessedOptions,
+	IDataDeduplicator,
+	IDeduplicationOutput,
+} from 'n8n-workflow';
+
+class ProcessedDataStore implements IDataDeduplicator {
+	/** `<workflowId> n:<nodeId>` → the recorded hashes, oldest first: what the processed_data table holds. */
+	readonly rows = new Map<string, string[]>();
+
+	/** Set to make the next write fail, as a database that cannot take it (a lock timeout) does. */
+	failNextWrite?: Error;
+
+	async checkProcessedAndRecord(
+		items: DeduplicationItemTypes[],
+		scope: DeduplicationScope,
+		context: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	): Promise<IDeduplicationOutput> {
+		const row = rowKey(scope, context);
+		const stored = this.rows.get(row);
+		const read = stored === undefined ? undefined : [...stored];
+		await roundTrip();
+		const hashes = items.map((item) => createHash('md5').update(item.toString()).digest('base64'));
+		const output: IDeduplicationOutput = { new: [], processed: [] };
+		const list = read ?? [];
+		const known = new Set(list);
+		hashes.forEach((hash, index) => {
+			if (known.has(hash)) {
+				output.processed.push(items[index]);
+			} else {
+				output.new.push(items[index]);
+				list.push(hash);
+			}
+		});
+		if (options.maxEntries) list.splice(0, list.length - options.maxEntries);
+		if (this.failNextWrite) {
+			const error = this.failNextWrite;
+			this.failNextWrite = undefined;
+			throw error;
+		}
+		if (read === undefined && this.rows.has(row)) throw new Error('SQLITE_CONSTRAINT: UNIQUE constraint failed: processed_data.workflowId, processed_data.context');
+		this.rows.set(row, list);
+		return output;
+	}
+
+	async removeProcessed(): Promise<void> {
+		throw new Error('not used by the trigger');
+	}
+
+	async clearAllProcessedItems(): Promise<void> {
+		throw new Error('not used by the trigger');
+	}
+
+	async getProcessedDataCount(): Promise<number> {
+		throw new Error('not used by the trigger');
+	}
+}
+
+function rowKey(scope: DeduplicationScope, context: ICheckProcessedContextData): string {
+	return `${context.workflow.id} ${scope === 'node' ? `n:${context.node?.id}` : ''}`;
+}
+
+async function roundTrip(): Promise<void> {
+	await new Promise((resolve) => setImmediate(resolve));
+}
+
+let store: ProcessedDataStore | undefined;
+
+/** The store every ExecuteContext of this test process records into. */
+export function processedDataStore(): ProcessedDataStore {
+	if (store === undefined) {
+		store = new ProcessedDataStore();
+		void DataDeduplicationService.init(store);
+	}
+	return store;
+}
