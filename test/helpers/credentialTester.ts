@@ -76,9 +76,8 @@ export async function runCredentialTest(data: ICredentialDataDecryptedObject): P
 	}
 	for (const rule of test.rules ?? []) {
 		if (rule.type !== 'responseSuccessBody') continue;
-		// The tester's own lookup (lodash `get`); a body of [] leaves no item, and the tester throws a TypeError.
+		// The tester's own lookup (lodash `get`).
 		const json = response?.[0]?.[0]?.json as unknown;
-		if (json === undefined) throw new TypeError("Cannot read properties of undefined (reading 'json')");
 		const value = rule.properties.key.split('.').reduce<unknown>((at, key) => (at as Record<string, unknown> | null | undefined)?.[key], json);
 		if (value === rule.properties.value) return { status: 'Error', message: rule.properties.message };
 	}
