@@ -11,6 +11,9 @@ import type {
 /** The listing the Test reads: cheap, and any valid key may call it (spec, "Get webhooks"). */
 const TEST_PATH = '/v1/webhooks';
 
+/** How long the Test waits for an answer. */
+const TEST_TIMEOUT_MS = 15_000;
+
 const WHAT_IS_CORRECT =
 	'Enter the API address your provider gave you, without /v1 (for example https://api.example.com): ' +
 	`GET {Base URL}${TEST_PATH} must answer the service's JSON, {"status": "ok", "message": "...", "data": [ ...webhook flows ]}.`;
@@ -121,6 +124,9 @@ export class CampaignCallingApi implements ICredentialType {
 	authenticate: IAuthenticate = async (credentials, requestOptions) => ({
 		...requestOptions,
 		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
+		// Only the Test's request has a baseURL (the nodes send full URLs). n8n's declarative test runner
+		// sets its timeout to 300 s whatever the test asks; n8n applies this function after it.
+		...(requestOptions.baseURL === undefined ? {} : { timeout: TEST_TIMEOUT_MS }),
 	});
 
 	/**

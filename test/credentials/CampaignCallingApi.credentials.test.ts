@@ -1,3 +1,5 @@
+import * as net from 'node:net';
+
 import { CampaignCallingApi } from '../../credentials/CampaignCallingApi.credentials';
 import { CampaignCalling } from '../../nodes/CampaignCalling/CampaignCalling.node';
 import { CampaignCallingTrigger } from '../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
@@ -50,6 +52,13 @@ describe('Campaign Calling API credential', () => {
 	it('authenticates with Authorization: Bearer <key>, keeping the request\'s own headers', async () => {
 		const options = await authenticate({ apiKey: 'key-123' }, { url: '/x', headers: { 'x-other': '1' } });
 		expect(options).toEqual({ url: '/x', headers: { 'x-other': '1', Authorization: 'Bearer key-123' } });
+	});
+
+	it('gives the Test\'s request (the only one with a baseURL) 15 s, and leaves the nodes\' own timeouts alone', async () => {
+		const test = await authenticate({ apiKey: 'key-123' }, { baseURL: 'https://api.example.com', url: '/v1/webhooks', timeout: 300_000 });
+		expect(test.timeout).toBe(15_000);
+		const operation = await authenticate({ apiKey: 'key-123' }, { url: 'https://api.example.com/contacts/x', timeout: 600_000 });
+		expect(operation.timeout).toBe(600_000);
 	});
 
 	it('is tested by its own declarative test (n8n\'s HTTP stack), and neither node brings a test function', () => {
@@ -155,6 +164,19 @@ describe('the credential Test against a server that is not the service', () => {
 			await target.close();
 		}
 	});
+
+	it('gives up on a server that never answers after 15 s, with n8n\'s error code', async () => {
+		const silent = net.createServer(() => undefined);
+		await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+		const started = Date.now();
+		try {
+			const result = await runCredentialTest({ baseUrl: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`, apiKey: DEMO.apiKey });
+			console.log(`credential Test, a server that never answers: ${result.message} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+			expect(result).toEqual({ status: 'Error', message: 'ECONNABORTED' });
+		} finally {
+			silent.close();
+		}
+	}, 30_000);
 
 	it('fails with n8n\'s error code when nothing answers', async () => {
 		const port = await closedPort();
