@@ -21,38 +21,32 @@ const WHAT_IS_CORRECT =
 const REFUSED_KEY =
 	'The service refused this API key (it answered status "error"). Check the key and that it belongs to your company.';
 
-/** What the Test says for an HTTP status (n8n gives a rule's text as is: it cannot quote the answer). */
-const STATUS_MESSAGES: Array<[number[], (status: number) => string]> = [
-	[
-		[301, 302, 303, 307, 308],
-		(status) =>
-			`The Base URL answered GET ${TEST_PATH} with a redirect (HTTP ${status}), which the Test does not follow: it would carry the API key to another address. ${WHAT_IS_CORRECT}`,
-	],
-	[
-		[401, 403],
-		(status) =>
-			`The service refused this API key (HTTP ${status}). Check the key, and that the Base URL is your provider's API address.`,
-	],
-	[
-		[400, 404, 405, 410],
-		(status) =>
-			`The Base URL answered GET ${TEST_PATH} with HTTP ${status}: it is not the Campaign Calling API's address. ${WHAT_IS_CORRECT}`,
-	],
-	[
-		[407],
-		() =>
-			'A proxy between n8n and the service asks for authentication (HTTP 407). Add the proxy\'s user and password to n8n\'s HTTP_PROXY / HTTPS_PROXY setting.',
-	],
-	[[429], () => 'The service is limiting the rate of requests (HTTP 429). Wait a moment, then test again.'],
-	[
-		[500, 502, 503, 504],
-		(status) =>
-			`The Base URL answered GET ${TEST_PATH} with HTTP ${status}: the service, or a gateway in front of it, had a problem. Test again later; if it persists, check the Base URL. ${WHAT_IS_CORRECT}`,
-	],
-];
+/**
+ * What the Test says for an HTTP status: n8n gives a rule's text as is, so it cannot quote the
+ * answer. Every status a server is likely to give has a rule, so none is shown as n8n's bare
+ * "Received HTTP status code" or as the server's own status text.
+ */
+function statusMessage(status: number): string {
+	if (status < 400) {
+		return `The Base URL answered GET ${TEST_PATH} with HTTP ${status}, a redirect, which the Test does not follow: it would carry the API key to another address. ${WHAT_IS_CORRECT}`;
+	}
+	if (status === 401 || status === 403) {
+		return `The service refused this API key (HTTP ${status}). Check the key, and that the Base URL is your provider's API address.`;
+	}
+	if (status === 407) {
+		return 'A proxy between n8n and the service asks for authentication (HTTP 407). Add the proxy\'s user and password to n8n\'s HTTP_PROXY / HTTPS_PROXY setting.';
+	}
+	if (status === 429) return 'The service is limiting the rate of requests (HTTP 429). Wait a moment, then test again.';
+	if (status >= 500) {
+		return `The Base URL answered GET ${TEST_PATH} with HTTP ${status}: the service, or a gateway in front of it, had a problem. Test again later; if it persists, check the Base URL. ${WHAT_IS_CORRECT}`;
+	}
+	return `The Base URL answered GET ${TEST_PATH} with HTTP ${status}: it is not the Campaign Calling API's address. ${WHAT_IS_CORRECT}`;
+}
 
-const STATUS_RULES: IAuthenticateRuleResponseCode[] = STATUS_MESSAGES.flatMap(([statuses, message]) =>
-	statuses.map((value) => ({ type: 'responseCode' as const, properties: { value, message: message(value) } })),
+const statusesFrom = (first: number, last: number) => Array.from({ length: last - first + 1 }, (_, index) => first + index);
+
+const STATUS_RULES: IAuthenticateRuleResponseCode[] = [...statusesFrom(300, 308), ...statusesFrom(400, 431), ...statusesFrom(500, 511)].map(
+	(value) => ({ type: 'responseCode', properties: { value, message: statusMessage(value) } }),
 );
 
 /**

@@ -69,10 +69,12 @@ describe('Campaign Calling API credential', () => {
 		}
 	});
 
-	it('gives every rule a message that says what to fix, and no rule message quotes an answer', () => {
-		for (const rule of credential.test?.rules ?? []) {
-			expect(rule.properties.message).toMatch(/(Enter|Check|Wait|Add) /);
-		}
+	it('gives every rule a message that says what to fix, and a rule to every status from 300-308, 400-431 and 500-511', () => {
+		const rules = credential.test?.rules ?? [];
+		for (const rule of rules) expect(rule.properties.message).toMatch(/(Enter|Check|Wait|Add) /);
+		const statuses = rules.filter((rule) => rule.type === 'responseCode').map((rule) => rule.properties.value);
+		expect(statuses).toHaveLength(9 + 32 + 12);
+		expect(statuses).toEqual(expect.arrayContaining([300, 308, 400, 404, 418, 431, 500, 511]));
 	});
 });
 
@@ -126,7 +128,7 @@ describe('the credential Test against a server that is not the service', () => {
 		[
 			'a redirect',
 			{ status: 301, body: '', headers: { location: 'https://elsewhere.example/v1/webhooks' } },
-			`The Base URL answered GET /v1/webhooks with a redirect (HTTP 301), which the Test does not follow: it would carry the API key to another address. ${WHAT_IS_CORRECT}`,
+			`The Base URL answered GET /v1/webhooks with HTTP 301, a redirect, which the Test does not follow: it would carry the API key to another address. ${WHAT_IS_CORRECT}`,
 		],
 		['a 503', { status: 503, body: 'down' }, `The Base URL answered GET /v1/webhooks with HTTP 503: the service, or a gateway in front of it, had a problem. Test again later; if it persists, check the Base URL. ${WHAT_IS_CORRECT}`],
 	];

@@ -76,8 +76,10 @@ export async function runCredentialTest(data: ICredentialDataDecryptedObject): P
 	}
 	for (const rule of test.rules ?? []) {
 		if (rule.type !== 'responseSuccessBody') continue;
-		// The tester's own lookup (lodash `get`).
-		const json = response?.[0]?.[0]?.json as unknown;
+		// The tester reads response[0][0].json: a body of [] leaves no item, and it throws (seen in real n8n 2.41.1).
+		if (!response?.[0]?.[0]) throw new TypeError("Cannot read properties of undefined (reading 'json')");
+		const json = response[0][0].json as unknown;
+		// The tester's own lookup is lodash `get`.
 		const value = rule.properties.key.split('.').reduce<unknown>((at, key) => (at as Record<string, unknown> | null | undefined)?.[key], json);
 		if (value === rule.properties.value) return { status: 'Error', message: rule.properties.message };
 	}
