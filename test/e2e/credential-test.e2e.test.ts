@@ -4,8 +4,13 @@
  * the Test's request through n8n's proxy settings, and, on 2.x, n8n's SSRF protection refusing a
  * blocked address for the Test and for an operation alike, with the blocked server's request count.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import * as net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { closedPort, startScriptedServer, type ScriptedServer } from '../helpers/kit.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
@@ -98,6 +103,25 @@ function testCredentialUnbounded(n8n: N8nInstance, data: Record<string, unknown>
 	});
 }
 
+/** An https server on 127.0.0.1 with a self-signed certificate made for this run. */
+async function startSelfSignedServer(): Promise<{ url: string; close: () => Promise<void> }> {
+	const folder = mkdtempSync(join(tmpdir(), 'campaign-calling-tls-'));
+	execFileSync('openssl', [
+		'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1',
+		'-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(folder, 'key.pem'), '-out', join(folder, 'cert.pem'),
+	], { stdio: 'ignore' });
+	const server = https.createServer({ key: readFileSync(join(folder, 'key.pem')), cert: readFileSync(join(folder, 'cert.pem')) }, (_request, response) => {
+		response.writeHead(200, { 'content-type': 'application/json' });
+		response.end(JSON.stringify({ status: 'ok', message: 'ok', data: {} }));
+	});
+	rmSync(folder, { recursive: true, force: true });
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `https://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
+
 const WHAT_IS_CORRECT =
 	'Enter the API address your provider gave you, without /v1 (for example https://api.example.com): GET {Base URL}/v1/webhooks must answer the service\'s JSON, {"status": "ok", "message": "...", "data": [ ...webhook flows ]}.';
 const NOT_THE_SERVICE = `The Base URL answered GET /v1/webhooks, but not with the Campaign Calling API's JSON: it sent a web page, an empty answer, plain text or another API's JSON. ${WHAT_IS_CORRECT}`;
@@ -170,7 +194,9 @@ describe.each(e2eVersions())('the credential Test in n8n %s', (version) => {
 		const apiKey = DEMO.apiKey;
 		const service = { baseUrl: simulator.url, apiKey };
 		const atWrong = { baseUrl: wrong.url, apiKey };
-		const cases: Array<{ label: string; data: Record<string, unknown>; arrange: () => void; message: string | RegExp; line1?: string | RegExp }> = [
+		// `line1`: n8n 1.x runs the same rules, but its tester never sees the status of an error answer
+		// (its error has no `cause.response`), so it shows n8n's own text for it.
+		const cases: Array<{ label: string; data: Record<string, unknown>; arrange: () => void; message: string; line1?: string }> = [
 			{ label: 'a refused key (status "error")', data: { ...service, apiKey: 'not-a-real-key' }, arrange: () => undefined, message: REFUSED_KEY },
 			{
 				label: 'HTTP 401',
@@ -178,30 +204,35 @@ describe.each(e2eVersions())('the credential Test in n8n %s', (version) => {
 				// Twice: n8n's helper repeats a request answered 401 once (its pre-authentication refresh).
 				arrange: () => simulator.injectFault({ kind: 'http-401', path: '/v1/webhooks', times: 2 }),
 				message: 'The service refused this API key (HTTP 401). Check the key, and that the Base URL is your provider\'s API address.',
+				line1: 'Authorization failed - please check your credentials',
 			},
 			{
 				label: 'HTTP 403',
 				data: service,
 				arrange: () => simulator.injectFault({ kind: 'http-403', path: '/v1/webhooks' }),
 				message: 'The service refused this API key (HTTP 403). Check the key, and that the Base URL is your provider\'s API address.',
+				line1: 'Forbidden - perhaps check your credentials?',
 			},
 			{
 				label: 'HTTP 404',
 				data: atWrong,
 				arrange: () => (wrong.answer = { status: 404, contentType: 'text/html', body: '<html>Not Found</html>' }),
 				message: `The Base URL answered GET /v1/webhooks with HTTP 404: it is not the Campaign Calling API's address. ${WHAT_IS_CORRECT}`,
+				line1: 'The resource you are requesting could not be found',
 			},
 			{
 				label: 'a redirect',
 				data: atWrong,
 				arrange: () => (wrong.answer = { status: 302, body: '', headers: { location: `${redirectTarget.url}/v1/webhooks` } }),
 				message: `The Base URL answered GET /v1/webhooks with HTTP 302, a redirect, which the Test does not follow: it would carry the API key to another address. ${WHAT_IS_CORRECT}`,
+				line1: 'Request failed with status code 302',
 			},
 			{
 				label: 'HTTP 500',
 				data: service,
 				arrange: () => simulator.injectFault({ kind: 'http-500', path: '/v1/webhooks' }),
 				message: `The Base URL answered GET /v1/webhooks with HTTP 500: the service, or a gateway in front of it, had a problem. Test again later; if it persists, check the Base URL. ${WHAT_IS_CORRECT}`,
+				line1: 'The service was not able to process your request',
 			},
 			{
 				label: 'a web page',
@@ -222,20 +253,22 @@ describe.each(e2eVersions())('the credential Test in n8n %s', (version) => {
 				arrange: () => (wrong.answer = { status: 200, contentType: 'application/json', body: JSON.stringify({ status: 'ok', message: 'ok' }) }),
 				message: `The Base URL answered GET /v1/webhooks with a "status" but no "data" list: that is not the Campaign Calling API's listing. ${WHAT_IS_CORRECT}`,
 			},
-			{ label: 'an unreachable host (a closed port)', data: { baseUrl: `http://127.0.0.1:${await closedPort()}`, apiKey }, arrange: () => undefined, message: 'ECONNREFUSED' },
+			{ label: 'an unreachable host (a closed port)', data: { baseUrl: `http://127.0.0.1:${await closedPort()}`, apiKey }, arrange: () => undefined, message: 'ECONNREFUSED', line1: 'The service refused the connection - perhaps it is offline' },
 		];
 		const lines: string[] = [];
-		for (const { label, data, arrange, message } of cases) {
+		const results: Array<[string, string, string]> = [];
+		for (const { label, data, arrange } of cases) {
 			simulator.clearFaults();
 			arrange();
 			const result = await test(data);
 			lines.push(`  ${label}: ${result.status} ${result.message}`);
-			expect([label, result.status]).toEqual([label, 'Error']);
-			expect([label, result.message]).toEqual([label, message]);
+			results.push([label, result.status, result.message]);
 			expect(result.message).not.toContain(apiKey);
 		}
 		simulator.clearFaults();
 		console.log(`n8n ${version}: credential Test messages:\n${lines.join('\n')}`);
+		const isLine1 = version.startsWith('1.');
+		expect(results).toEqual(cases.map(({ label, message, line1 }) => [label, 'Error', isLine1 ? (line1 ?? message) : message]));
 		expect(redirectTarget.requests).toHaveLength(0);
 	});
 
@@ -264,10 +297,76 @@ describe.each(e2eVersions())('the credential Test in n8n %s', (version) => {
 		const { ms, status, text } = await unresponsive;
 		console.log(`n8n ${version}: credential Test, an unresponsive server: failed after ${(ms / 1000).toFixed(1)} s, HTTP ${status} ${text}`);
 		expect(status).toBe(200);
-		// n8n reports the timeout by its code; the credential's `authenticate` bounds the Test's request to 15 s.
-		expect((JSON.parse(text) as { data: unknown }).data).toEqual({ status: 'Error', message: 'ECONNABORTED' });
+		// n8n reports the timeout in its own words; the credential's `authenticate` bounds the Test's request to 15 s.
+		const message = version.startsWith('1.') ? 'The connection was aborted, perhaps the server is offline' : 'ECONNABORTED';
+		expect((JSON.parse(text) as { data: unknown }).data).toEqual({ status: 'Error', message });
 		expect(silent.connections()).toBe(1);
 	}, UNRESPONSIVE_LIMIT_MS);
+
+	it('names the root cause of an operation\'s request that got no answer: refused, timed out, dropped (a write: may have been done), TLS', async () => {
+		const tls = await startSelfSignedServer();
+		const closed = `http://127.0.0.1:${await closedPort()}`;
+		let counter = 0;
+		/** Runs one action node behind a Webhook node with its own credential, and returns the error it stopped on. */
+		const failureOf = async (baseUrl: string, parameters: Record<string, unknown>) => {
+			const own = await n8n.api.createCredential(`Campaign Calling (${++counter})`, CREDENTIAL_TYPE, { baseUrl, apiKey: DEMO.apiKey });
+			const path = `root-cause-${counter}`;
+			const workflow = await n8n.api.createWorkflow(webhookDriven(path, [campaignCallingNode('Campaign Calling', parameters, { id: own.id, name: own.name })]));
+			try {
+				await n8n.api.activate(workflow.id);
+				await n8n.api.callWebhook(path, {});
+				const [execution] = await n8n.api.waitForExecutions(workflow.id, 1);
+				return executionError(execution);
+			} finally {
+				await n8n.api.deleteWorkflow(workflow.id);
+				await n8n.api.deleteCredential(own.id);
+			}
+		};
+		const getContact = (requestOptions: Record<string, unknown>) => ({ resource: 'contact', operation: 'get', contactId: DEMO.completedContactId, requestOptions });
+		const addContact = { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, firstName: 'Ada', lastName: 'Lovelace', phoneNumber: '+14155550199', requestOptions: { maxRetries: 0 } };
+		const lines: string[] = [];
+		try {
+			const cases: Array<[string, () => void, string, Record<string, unknown>, RegExp, RegExp]> = [
+				['refused', () => undefined, closed, getContact({ maxRetries: 0 }), /^Get Contact failed: the connection to 127\.0\.0\.1:\d+ was refused: nothing listens there$/, /^Nothing was sent to the service\./],
+				[
+					'timed out (a read)',
+					() => simulator.injectFault({ kind: 'slow', delayMs: 2500 }),
+					simulator.url,
+					getContact({ maxRetries: 0, timeoutSeconds: 1 }),
+					/^Get Contact failed: no answer from http:\/\/127\.0\.0\.1:\d+ within 1 seconds$/,
+					/raise Request Options → Timeout/,
+				],
+				[
+					'dropped (a write)',
+					() => simulator.injectFault({ kind: 'reset' }),
+					simulator.url,
+					addContact,
+					/^Add Contacts failed: the connection to http:\/\/127\.0\.0\.1:\d+ was dropped before an answer came; the service may have carried it out$/,
+					/^Check whether these contacts were added/,
+				],
+				[
+					'TLS (self-signed)',
+					() => undefined,
+					tls.url,
+					getContact({ maxRetries: 0 }),
+					/^Get Contact failed: the TLS connection to https:\/\/127\.0\.0\.1:\d+ failed: its certificate is self-signed, not issued by an authority n8n trusts \(DEPTH_ZERO_SELF_SIGNED_CERT\)$/,
+					/NODE_EXTRA_CA_CERTS/,
+				],
+			];
+			for (const [label, arrange, baseUrl, parameters, message, description] of cases) {
+				simulator.reset();
+				arrange();
+				const error = await failureOf(baseUrl, parameters);
+				lines.push(`  ${label}: ${error?.message} | ${error?.description}`);
+				expect([label, error?.message]).toEqual([label, expect.stringMatching(message)]);
+				expect([label, error?.description]).toEqual([label, expect.stringMatching(description)]);
+				expect(`${error?.message} ${error?.description}`).not.toContain(DEMO.apiKey);
+			}
+		} finally {
+			console.log(`n8n ${version}: operations' root causes:\n${lines.join('\n')}`);
+			await tls.close();
+		}
+	});
 });
 
 // n8n 1.x has no SSRF protection.
