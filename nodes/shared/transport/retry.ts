@@ -123,7 +123,19 @@ function errorChain(error: unknown): Array<Record<string, unknown>> {
 	return chain;
 }
 
-/** Reads the cause of a network failure out of whatever wrapper n8n's HTTP helper threw. */
+/**
+ * The texts of one link of the chain: its message and, for n8n's NodeApiError, the HTTP library's
+ * own messages it keeps (`messages`), such as "connect ECONNREFUSED 10.0.0.1:3128".
+ */
+function textsOf(link: Record<string, unknown>): string[] {
+	const messages = Array.isArray(link.messages) ? link.messages.filter((text): text is string => typeof text === 'string') : [];
+	return [...(typeof link.message === 'string' ? [link.message] : []), ...messages];
+}
+
+/**
+ * Reads the cause of a network failure out of whatever wrapper n8n's HTTP helper threw. n8n 1.x's
+ * NodeApiError drops its `cause` (a class field resets it), keeping only `httpCode` and `messages`.
+ */
 export function networkFailureFacts(error: unknown): NetworkFailureFacts {
 	const facts: NetworkFailureFacts = { code: networkErrorCode(error) };
 	for (const link of errorChain(error)) {
@@ -132,20 +144,32 @@ export function networkFailureFacts(error: unknown): NetworkFailureFacts {
 		facts.address ??= text('address');
 		facts.hostname ??= text('hostname');
 		if (facts.port === undefined && typeof link.port === 'number') facts.port = link.port;
+		for (const said of textsOf(link)) {
+			const connect = /\bconnect E[A-Z]+ (\S+):(\d+)/.exec(said);
+			if (connect && facts.address === undefined) [facts.address, facts.port] = [connect[1], Number(connect[2])];
+			const lookup = /\bgetaddrinfo E[A-Z_]+ (\S+)/.exec(said);
+			if (lookup) facts.hostname ??= lookup[1];
+		}
 		if (text('message')) facts.detail = text('message');
 	}
 	if (!facts.ssrfBlocked && /^The request was blocked because/.test(facts.detail ?? '')) facts.ssrfBlocked = {};
 	return facts;
 }
 
+const ERROR_CODE = /^[A-Z][A-Z0-9_]+$/;
+
 /** Digs the socket, DNS or TLS error code out of whatever wrapper n8n's HTTP helper threw. */
 export function networkErrorCode(error: unknown): string | undefined {
-	for (const link of errorChain(error)) {
-		if (typeof link.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(link.code)) return link.code;
+	const chain = errorChain(error);
+	for (const link of chain) {
+		if (typeof link.code === 'string' && ERROR_CODE.test(link.code)) return link.code;
+		// n8n's NodeApiError files the code of an error without an HTTP answer under httpCode.
+		if (typeof link.httpCode === 'string' && ERROR_CODE.test(link.httpCode)) return link.httpCode;
 	}
-	const message = error instanceof Error ? error.message : '';
-	const match = /\b(E[A-Z]{4,})\b/.exec(message);
-	if (match) return match[1];
-	if (/timeout of \d+ms exceeded/i.test(message)) return 'ECONNABORTED';
+	for (const said of chain.flatMap(textsOf)) {
+		const match = /\b(E[A-Z]{4,})\b/.exec(said);
+		if (match) return match[1];
+		if (/timeout of \d+ms exceeded/i.test(said)) return 'ECONNABORTED';
+	}
 	return undefined;
 }

@@ -135,6 +135,10 @@ describe('transport helpers', () => {
 		expect(networkErrorCode(new Error('timeout of 1000ms exceeded'))).toBe('ECONNABORTED');
 		expect(networkErrorCode({ message: 'self-signed certificate', cause: { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' } })).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
 		expect(networkErrorCode(Object.assign(new Error('nope'), { code: 'ERR_BAD_RESPONSE_x' }))).toBeUndefined();
+		// n8n 1.x's NodeApiError: no cause, the code under httpCode, the library's message under messages.
+		expect(networkErrorCode({ message: 'The service refused the connection - perhaps it is offline', httpCode: 'ECONNREFUSED' })).toBe('ECONNREFUSED');
+		expect(networkErrorCode({ message: 'The connection was aborted', httpCode: null, messages: ['timeout of 1000ms exceeded'] })).toBe('ECONNABORTED');
+		expect(networkErrorCode({ message: 'Bad gateway', httpCode: '502' })).toBeUndefined();
 		expect(networkErrorCode('ECONNRESET')).toBeUndefined();
 		expect(networkErrorCode(undefined)).toBeUndefined();
 	});

@@ -233,6 +233,23 @@ describe('transport: a write that may have reached the service says so, and neve
 	});
 });
 
+describe('transport: n8n 1.x\'s errors, which keep no cause (its NodeApiError resets it)', () => {
+	const failureFor = (isWrite: boolean) =>
+		new ServiceFailureFactory({ name: 'Campaign Calling' } as INode, { operation: 'Get Contact' }, key, 'http://127.0.0.1:8080', { isWrite, timeoutMs: 60_000 });
+	const n8n1Error = (message: string, httpCode: string, raw: string) => ({ name: 'NodeApiError', message, httpCode, messages: [raw] });
+
+	it.each<[string, ReturnType<typeof n8n1Error>, string]>([
+		['refused', n8n1Error('The service refused the connection - perhaps it is offline', 'ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:8080'), 'Get Contact failed: the connection to 127.0.0.1:8080 was refused: nothing listens there'],
+		['a proxy refused', n8n1Error('The service refused the connection - perhaps it is offline', 'ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.1:3128'), 'Get Contact failed: the proxy n8n is set to use, at 10.0.0.1:3128, refused the connection'],
+		['dropped', n8n1Error('The connection to the server was closed unexpectedly', 'ECONNRESET', 'socket hang up'), 'Get Contact failed: the connection to http://127.0.0.1:8080 was dropped before an answer came'],
+		['timed out', n8n1Error('The connection was aborted, perhaps the server is offline', 'ECONNABORTED', 'timeout of 60000ms exceeded'), 'Get Contact failed: no answer from http://127.0.0.1:8080 within 60 seconds'],
+		['not found', n8n1Error('The connection cannot be established', 'ENOTFOUND', 'getaddrinfo ENOTFOUND api.example.test'), 'Get Contact failed: the host name api.example.test was not found: the DNS has no address for it'],
+		['TLS', n8n1Error('self-signed certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate'), 'Get Contact failed: the TLS connection to http://127.0.0.1:8080 failed: its certificate is self-signed, not issued by an authority n8n trusts (DEPTH_ZERO_SELF_SIGNED_CERT)'],
+	])('%s', (_label, error, message) => {
+		expect(failureFor(false).network(error, 1).message).toBe(message);
+	});
+});
+
 describe('transport: an answer the transport does not name', () => {
 	it('passes on what n8n\'s HTTP client reported, without the key', () => {
 		const failure = new ServiceFailureFactory({ name: 'Campaign Calling' } as INode, { operation: 'Add Contacts' }, key, 'https://api.example.com', { isWrite: true, timeoutMs: 60_000 });
