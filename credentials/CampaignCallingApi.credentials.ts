@@ -1,9 +1,81 @@
 import type {
 	IAuthenticate,
+	IAuthenticateRuleResponseCode,
+	IAuthenticateRuleResponseSuccessBody,
 	Icon,
+	ICredentialTestRequest,
 	ICredentialType,
 	INodeProperties,
 } from 'n8n-workflow';
+
+/** The listing the Test reads: cheap, and any valid key may call it (spec, "Get webhooks"). */
+const TEST_PATH = '/v1/webhooks';
+
+/** How long the Test waits for an answer. */
+const TEST_TIMEOUT_MS = 15_000;
+
+const WHAT_IS_CORRECT =
+	'Enter the API address your provider gave you, without /v1 (for example https://api.example.com): ' +
+	`GET {Base URL}${TEST_PATH} must answer the service's JSON, {"status": "ok", "message": "...", "data": [ ...webhook flows ]}.`;
+
+const REFUSED_KEY =
+	'The service refused this API key (it answered status "error"). Check the key and that it belongs to your company.';
+
+/**
+ * What the Test says for an HTTP status: n8n gives a rule's text as is, so it cannot quote the
+ * answer. Every status a server is likely to give has a rule, so none is shown as n8n's bare
+ * "Received HTTP status code" or as the server's own status text.
+ */
+function statusMessage(status: number): string {
+	if (status < 400) {
+		return `The Base URL answered GET ${TEST_PATH} with HTTP ${status}, a redirect, which the Test does not follow: it would carry the API key to another address. ${WHAT_IS_CORRECT}`;
+	}
+	if (status === 401 || status === 403) {
+		return `The service refused this API key (HTTP ${status}). Check the key, and that the Base URL is your provider's API address.`;
+	}
+	if (status === 407) {
+		return 'A proxy between n8n and the service asks for authentication (HTTP 407). Add the proxy\'s user and password to n8n\'s HTTP_PROXY / HTTPS_PROXY setting.';
+	}
+	if (status === 429) return 'The service is limiting the rate of requests (HTTP 429). Wait a moment, then test again.';
+	if (status >= 500) {
+		return `The Base URL answered GET ${TEST_PATH} with HTTP ${status}: the service, or a gateway in front of it, had a problem. Test again later; if it persists, check the Base URL. ${WHAT_IS_CORRECT}`;
+	}
+	return `The Base URL answered GET ${TEST_PATH} with HTTP ${status}: it is not the Campaign Calling API's address. ${WHAT_IS_CORRECT}`;
+}
+
+const statusesFrom = (first: number, last: number) => Array.from({ length: last - first + 1 }, (_, index) => first + index);
+
+const STATUS_RULES: IAuthenticateRuleResponseCode[] = [...statusesFrom(300, 308), ...statusesFrom(400, 431), ...statusesFrom(500, 511)].map(
+	(value) => ({ type: 'responseCode', properties: { value, message: statusMessage(value) } }),
+);
+
+/**
+ * A 2xx answer fails when a key has the value given (n8n compares with lodash `get`). `undefined`
+ * works because n8n reads these rules from this class, not from JSON: an answer with no `status`
+ * (a web page, an empty or plain-text answer, another API's JSON) and one with no `data` fail.
+ */
+const BODY_RULES: IAuthenticateRuleResponseSuccessBody[] = [
+	{
+		type: 'responseSuccessBody',
+		properties: {
+			key: 'status',
+			value: undefined,
+			message: `The Base URL answered GET ${TEST_PATH}, but not with the Campaign Calling API's JSON: it sent a web page, an empty answer, plain text or another API's JSON. ${WHAT_IS_CORRECT}`,
+		},
+	},
+	...['error', 'ERROR', 'Error'].map((value) => ({
+		type: 'responseSuccessBody' as const,
+		properties: { key: 'status', value, message: REFUSED_KEY },
+	})),
+	{
+		type: 'responseSuccessBody',
+		properties: {
+			key: 'data',
+			value: undefined,
+			message: `The Base URL answered GET ${TEST_PATH} with a "status" but no "data" list: that is not the Campaign Calling API's listing. ${WHAT_IS_CORRECT}`,
+		},
+	},
+];
 
 export class CampaignCallingApi implements ICredentialType {
 	name = 'campaignCallingApi';
@@ -46,8 +118,26 @@ export class CampaignCallingApi implements ICredentialType {
 	authenticate: IAuthenticate = async (credentials, requestOptions) => ({
 		...requestOptions,
 		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
+		// Only the Test's request has a baseURL (the nodes send full URLs). n8n's declarative test runner
+		// sets its timeout to 300 s whatever the test asks; n8n applies this function after it.
+		...(requestOptions.baseURL === undefined ? {} : { timeout: TEST_TIMEOUT_MS }),
 	});
 
-	// The Test button runs the nodes' `campaignCallingApiTest` (credentials[].testedBy), which checks
-	// that the answer is the service's own envelope; a declarative `test` here would take precedence.
+	/**
+	 * The Test button. Declarative, so n8n sends it through its own HTTP stack with `authenticate`
+	 * above: its SSRF protection (2.x) and proxy settings apply, as they do to every operation. A
+	 * redirect is reported, not followed: a followed redirect would carry the key wherever it points.
+	 */
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{ $credentials.baseUrl.trim() }}',
+			url: TEST_PATH,
+			method: 'GET',
+			headers: { Accept: 'application/json' },
+			disableFollowRedirect: true,
+		},
+		// n8n reads both kinds from one list (its CredentialsTester checks each rule's `type`); the
+		// type only offers a list of one kind.
+		rules: [...STATUS_RULES, ...BODY_RULES] as ICredentialTestRequest['rules'],
+	};
 }

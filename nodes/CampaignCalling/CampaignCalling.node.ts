@@ -5,7 +5,6 @@ import * as campaign from './actions/campaign';
 import * as contact from './actions/contact';
 import * as integration from './actions/integration';
 import { searchWebhookFlows } from './methods/listSearch';
-import { CREDENTIAL_TEST_NAME, testCampaignCallingCredential } from '../shared/credentialTest';
 import { router } from './actions/router';
 import { requestOptionsProperty } from './actions/shared/requestOptions';
 import * as webhookFlow from './actions/webhookFlow';
@@ -31,7 +30,7 @@ export class CampaignCalling implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'campaignCallingApi', required: true, testedBy: 'campaignCallingApiTest' }],
+		credentials: [{ name: 'campaignCallingApi', required: true }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -57,7 +56,6 @@ export class CampaignCalling implements INodeType {
 	};
 
 	methods = {
-		credentialTest: { [CREDENTIAL_TEST_NAME]: testCampaignCallingCredential },
 		listSearch: { searchWebhookFlows },
 	};
 

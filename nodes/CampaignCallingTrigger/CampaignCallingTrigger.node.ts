@@ -11,7 +11,6 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { deliveryLimitProperties, readDeliveryLimits } from '../shared/moduleSettings';
-import { CREDENTIAL_TEST_NAME, testCampaignCallingCredential } from '../shared/credentialTest';
 import { createWebhookModule } from '../shared/service';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../shared/vocabulary';
 import {
@@ -59,7 +58,7 @@ export class CampaignCallingTrigger implements INodeType {
 		defaults: { name: 'Campaign Calling Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'campaignCallingApi', required: true, testedBy: 'campaignCallingApiTest' }],
+		credentials: [{ name: 'campaignCallingApi', required: true }],
 		webhooks: [
 			{
 				name: 'default',
@@ -129,10 +128,6 @@ export class CampaignCallingTrigger implements INodeType {
 				],
 			},
 		],
-	};
-
-	methods = {
-		credentialTest: { [CREDENTIAL_TEST_NAME]: testCampaignCallingCredential },
 	};
 
 	webhookMethods = {

@@ -23,6 +23,13 @@ function asCalledBy(call: ServiceCall, operation: string, errorHint?: string) {
 	return { operation: call.operation ?? operation, errorHint: call.errorHint ?? errorHint, itemIndex: call.itemIndex };
 }
 
+/** What a write whose outcome is unknown tells the caller to check before repeating it (the service lists no contacts or modules). */
+const CHECK_ADDED_CONTACTS =
+	'Check whether these contacts were added (Contact → Get for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.';
+const CHECK_CAMPAIGN_UPDATE = 'Read the campaign with Campaign → Get to see whether the change was applied before you repeat it.';
+const CHECK_CREATED_MODULE =
+	'Check in the service\'s app whether the module was created before you create it again: the service offers no way to list or delete modules, and a second one would act on every event twice.';
+
 /** A contact in the service's own input shape (spec, "Contact input"). */
 export interface ContactInput extends IDataObject {
 	firstname: string;
@@ -43,6 +50,7 @@ export async function addContacts(
 		path: `/compaign/v1/contacts/addToCampaign/${encodeURIComponent(campaignId)}`,
 		body: contacts,
 		answer: 'envelope',
+		checkBeforeRepeating: CHECK_ADDED_CONTACTS,
 		...asCalledBy(
 			call,
 			'Add Contacts',
@@ -89,6 +97,7 @@ export async function updateCampaign(
 		path: `/v1/campaigns/update/${encodeURIComponent(campaignId)}`,
 		body,
 		answer: 'passThrough',
+		checkBeforeRepeating: CHECK_CAMPAIGN_UPDATE,
 		...asCalledBy(
 			call,
 			'Update Campaign',
@@ -139,6 +148,7 @@ export async function createIntegrationModule(
 		path: '/v1/modules/integration',
 		body,
 		answer: 'record',
+		checkBeforeRepeating: CHECK_CREATED_MODULE,
 		...asCalledBy(call, 'Create Integration'),
 	})) as IDataObject;
 }
@@ -156,6 +166,7 @@ export async function createWebhookModule(
 		path: '/v1/modules/webhook',
 		body,
 		answer: 'record',
+		checkBeforeRepeating: CHECK_CREATED_MODULE,
 		...asCalledBy(call, 'Create Webhook Module'),
 	})) as IDataObject;
 }

@@ -181,7 +181,7 @@ describeIn2x('the editor in chromium, n8n 2.41.1', () => {
 		await modal.getByText('Couldn’t connect with these settings').waitFor();
 		expect(await modal.locator('[data-test-id="credentials-config-container-test-success"]').isVisible()).toBe(false);
 		await modal.getByText('More details').click();
-		const failure = modal.getByText(/^The Base URL does not look like the Campaign Calling API/);
+		const failure = modal.getByText(/^The Base URL answered GET \/v1\/webhooks/);
 		await failure.waitFor();
 		log(`browser test: the credential Test's message for n8n's own address: ${await failure.innerText()}`);
 		await picture('credential-test-wrong-server.png');

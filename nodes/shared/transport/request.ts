@@ -122,12 +122,13 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		type: CREDENTIAL_TYPE,
 		data: { ...credentials },
 	};
-	const failure = new ServiceFailureFactory(node, request, credentials.apiKey, baseUrl);
+	const isWrite = request.method !== 'GET';
+	const failure = new ServiceFailureFactory(node, request, credentials.apiKey, baseUrl, { isWrite, timeoutMs: tuning.timeoutMs });
 	const send = async () =>
 		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, { ...options }, {
 			credentialsDecrypted,
 		})) as HttpAnswer;
-	const answer = await sendWithRetries(send, request.method === 'GET', tuning.retry, (error, attempts) =>
+	const answer = await sendWithRetries(send, !isWrite, tuning.retry, (error, attempts) =>
 		failure.network(error, attempts),
 	);
 	return interpretAnswer(answer, request.answer, failure);

@@ -16,8 +16,12 @@ export interface HttpAnswer {
 	body: unknown;
 }
 
-/** Network failure codes that prove the request never reached the service. */
-const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+/**
+ * Network failure codes that prove the request never left n8n: the connection was refused, or the
+ * name lookup failed for now. ENOTFOUND proves it too, but is not repeated at all: the name does not
+ * exist, and asking again a second later gets the same answer.
+ */
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN']);
 /** Network failure codes after which a read may safely be repeated. */
 const TRANSIENT_NETWORK_CODES = new Set([
 	'ECONNRESET',
@@ -59,7 +63,7 @@ export async function sendWithRetries(
 
 /**
  * Reads (GET) are repeated after 5xx, 429 and dropped connections. Writes are repeated only when
- * the request provably never left (connection refused, name not resolved): a write that may
+ * the request provably never left (connection refused, name lookup failed for now): a write that may
  * have reached the service could otherwise add the same contacts or modules twice.
  */
 export function isRetryable(answer: HttpAnswer | undefined, networkError: unknown, isRead: boolean): boolean {
@@ -90,17 +94,82 @@ function headerValue(headers: Record<string, unknown> | undefined, name: string)
 	return undefined;
 }
 
-/** Digs the socket error code out of whatever wrapper n8n's HTTP helper threw. */
-export function networkErrorCode(error: unknown): string | undefined {
+/** What a network failure's error chain says about its cause, for the error message. */
+export interface NetworkFailureFacts {
+	/** The socket, DNS or TLS code (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED, ...). */
+	code?: string;
+	/** n8n 2.x's SSRF protection refused the request: the blocked address or host name. */
+	ssrfBlocked?: { ip?: string; hostname?: string };
+	/** The address and port a refused connection was made to. */
+	address?: string;
+	port?: number;
+	/** The host name a failed lookup was for. */
+	hostname?: string;
+	/** The innermost error's own text, for causes the transport does not name. */
+	detail?: string;
+}
+
+const SSRF_ERROR_NAMES = new Set(['SsrfBlockedIpError', 'SsrfBlockedHostnameError']);
+
+/** Walks the error n8n's HTTP helper threw (NodeApiError → the HTTP library's error → the socket's). */
+function errorChain(error: unknown): Array<Record<string, unknown>> {
+	const chain: Array<Record<string, unknown>> = [];
 	let current: unknown = error;
-	for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-		const candidate = current as { code?: unknown; cause?: unknown; errorResponse?: unknown };
-		if (typeof candidate.code === 'string' && /^E[A-Z_]+$/.test(candidate.code)) return candidate.code;
-		current = candidate.cause ?? candidate.errorResponse;
+	while (chain.length < 6 && current !== null && typeof current === 'object' && !chain.includes(current as Record<string, unknown>)) {
+		const link = current as Record<string, unknown>;
+		chain.push(link);
+		current = link.cause ?? link.errorResponse;
 	}
-	const message = error instanceof Error ? error.message : '';
-	const match = /\b(E[A-Z]{4,})\b/.exec(message);
-	if (match) return match[1];
-	if (/timeout of \d+ms exceeded/i.test(message)) return 'ECONNABORTED';
+	return chain;
+}
+
+/**
+ * The texts of one link of the chain: its message and, for n8n's NodeApiError, the HTTP library's
+ * own messages it keeps (`messages`), such as "connect ECONNREFUSED 10.0.0.1:3128".
+ */
+function textsOf(link: Record<string, unknown>): string[] {
+	const messages = Array.isArray(link.messages) ? link.messages.filter((text): text is string => typeof text === 'string') : [];
+	return [...(typeof link.message === 'string' ? [link.message] : []), ...messages];
+}
+
+/**
+ * Reads the cause of a network failure out of whatever wrapper n8n's HTTP helper threw. n8n 1.x's
+ * NodeApiError drops its `cause` (a class field resets it), keeping only `httpCode` and `messages`.
+ */
+export function networkFailureFacts(error: unknown): NetworkFailureFacts {
+	const facts: NetworkFailureFacts = { code: networkErrorCode(error) };
+	for (const link of errorChain(error)) {
+		const text = (key: string) => (typeof link[key] === 'string' && link[key] !== '' ? (link[key] as string) : undefined);
+		if (SSRF_ERROR_NAMES.has(text('name') ?? '')) facts.ssrfBlocked = { ip: text('ip'), hostname: text('hostname') };
+		facts.address ??= text('address');
+		facts.hostname ??= text('hostname');
+		if (facts.port === undefined && typeof link.port === 'number') facts.port = link.port;
+		for (const said of textsOf(link)) {
+			const connect = /\bconnect E[A-Z]+ (\S+):(\d+)/.exec(said);
+			if (connect && facts.address === undefined) [facts.address, facts.port] = [connect[1], Number(connect[2])];
+			const lookup = /\bgetaddrinfo E[A-Z_]+ (\S+)/.exec(said);
+			if (lookup) facts.hostname ??= lookup[1];
+		}
+		if (text('message')) facts.detail = text('message');
+	}
+	if (!facts.ssrfBlocked && /^The request was blocked because/.test(facts.detail ?? '')) facts.ssrfBlocked = {};
+	return facts;
+}
+
+const ERROR_CODE = /^[A-Z][A-Z0-9_]+$/;
+
+/** Digs the socket, DNS or TLS error code out of whatever wrapper n8n's HTTP helper threw. */
+export function networkErrorCode(error: unknown): string | undefined {
+	const chain = errorChain(error);
+	for (const link of chain) {
+		if (typeof link.code === 'string' && ERROR_CODE.test(link.code)) return link.code;
+		// n8n's NodeApiError files the code of an error without an HTTP answer under httpCode.
+		if (typeof link.httpCode === 'string' && ERROR_CODE.test(link.httpCode)) return link.httpCode;
+	}
+	for (const said of chain.flatMap(textsOf)) {
+		const match = /\b(E[A-Z]{4,})\b/.exec(said);
+		if (match) return match[1];
+		if (/timeout of \d+ms exceeded/i.test(said)) return 'ECONNABORTED';
+	}
 	return undefined;
 }

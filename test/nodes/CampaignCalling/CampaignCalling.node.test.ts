@@ -39,7 +39,7 @@ describe('Campaign Calling node description (the contract\'s stored names)', () 
 		expect(description.displayName).toBe('Campaign Calling');
 		expect(description.version).toEqual([1, 1.1, 1.2]);
 		expect(description.defaultVersion).toBe(1.2);
-		expect(description.credentials).toEqual([{ name: 'campaignCallingApi', required: true, testedBy: 'campaignCallingApiTest' }]);
+		expect(description.credentials).toEqual([{ name: 'campaignCallingApi', required: true }]);
 	});
 
 	it('offers the five resources with the contract\'s operations', () => {

@@ -105,8 +105,8 @@ describe('transport: answers that are failures', () => {
 	it('reports a dropped connection', async () => {
 		sim.simulator.injectFault({ kind: 'reset' });
 		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: getContact({ requestOptions: NO_RETRIES }) });
-		expect(error.message).toMatch(/^Get Contact failed: could not reach the service at http:\/\/127\.0\.0\.1:\d+: the connection was dropped before an answer came$/);
-		expect(error.description).toMatch(/Check the Base URL/);
+		expect(error.message).toMatch(/^Get Contact failed: the connection to http:\/\/127\.0\.0\.1:\d+ was dropped before an answer came$/);
+		expect(error.description).toMatch(/closed the connection\. Try again later; reads are retried automatically\.$/);
 	});
 
 	it('gives up on a slow answer after Timeout (Seconds)', async () => {
@@ -115,7 +115,8 @@ describe('transport: answers that are failures', () => {
 			credentials: sim.credentials(),
 			parameters: getContact({ requestOptions: { maxRetries: 0, timeoutSeconds: 1 } }),
 		});
-		expect(error.message).toMatch(/^Get Contact failed: could not reach the service at http:\/\/127\.0\.0\.1:\d+: the service did not answer in time$/);
+		expect(error.message).toMatch(/^Get Contact failed: no answer from http:\/\/127\.0\.0\.1:\d+ within 1 seconds$/);
+		expect(error.description).toBe('If the service is slow, raise Request Options → Timeout; otherwise check that it is reachable from n8n.');
 		expect(sim.requests()).toHaveLength(1);
 	});
 
@@ -134,16 +135,10 @@ describe('transport: answers that are failures', () => {
 			credentials: { baseUrl: `http://127.0.0.1:${port}`, apiKey: DEMO.apiKey },
 			parameters: getContact({ requestOptions: NO_RETRIES }),
 		});
-		expect(error.message).toBe(`Get Contact failed: could not reach the service at http://127.0.0.1:${port}: the connection was refused`);
+		expect(error.message).toBe(`Get Contact failed: the connection to 127.0.0.1:${port} was refused: nothing listens there`);
+		expect(error.description).toBe('Nothing was sent to the service. Check the Base URL\'s host and port, and that the service is running.');
 	});
 
-	it('reports a host name that does not resolve', async () => {
-		const error = await runActionNodeExpectingError({
-			credentials: { baseUrl: 'http://campaign-calling.invalid', apiKey: DEMO.apiKey },
-			parameters: getContact({ requestOptions: NO_RETRIES }),
-		});
-		expect(error.message).toMatch(/^Get Contact failed: could not reach the service at http:\/\/campaign-calling\.invalid: (its host name could not be resolved|the request did not complete)$/);
-	});
 });
 
 describe('transport: the API key never shows', () => {

@@ -77,7 +77,7 @@ describe('transport: retries', () => {
 			credentials: { baseUrl: `http://127.0.0.1:${port}`, apiKey: DEMO.apiKey },
 			parameters: addContact({ requestOptions: { maxRetries: 1 } }),
 		});
-		expect(error.message).toBe(`Add Contacts failed: could not reach the service at http://127.0.0.1:${port}: the connection was refused after 2 attempts`);
+		expect(error.message).toBe(`Add Contacts failed: the connection to 127.0.0.1:${port} was refused: nothing listens there (2 attempts)`);
 		expect(waitsOf(500)).toEqual([500]);
 	});
 
@@ -106,8 +106,12 @@ describe('transport helpers', () => {
 		['POST reset', undefined, networkError('ECONNRESET'), false, false],
 		['POST timeout', undefined, networkError('ETIMEDOUT'), false, false],
 		['POST refused', undefined, networkError('ECONNREFUSED'), false, true],
-		['POST unresolved', undefined, networkError('ENOTFOUND'), false, true],
-		['GET unresolved', undefined, networkError('ENOTFOUND'), true, false],
+		['POST unresolved (the name does not exist)', undefined, networkError('ENOTFOUND'), false, false],
+		['GET unresolved (the name does not exist)', undefined, networkError('ENOTFOUND'), true, false],
+		['POST name lookup failed for now', undefined, networkError('EAI_AGAIN'), false, true],
+		['GET name lookup failed for now', undefined, networkError('EAI_AGAIN'), true, true],
+		['POST blocked by n8n\'s SSRF protection', undefined, Object.assign(new Error('The request was blocked because it resolves to a restricted IP address'), { name: 'SsrfBlockedIpError' }), false, false],
+		['GET TLS certificate refused', undefined, networkError('CERT_HAS_EXPIRED'), true, false],
 		['GET unknown error', undefined, new Error('boom'), true, false],
 	])('isRetryable: %s', (_label, httpAnswer, error, isRead, expected) => {
 		expect(isRetryable(httpAnswer, error, isRead)).toBe(expected);
@@ -129,7 +133,12 @@ describe('transport helpers', () => {
 		expect(networkErrorCode({ errorResponse: { code: 'ETIMEDOUT' } })).toBe('ETIMEDOUT');
 		expect(networkErrorCode(new Error('socket hang up: read ECONNRESET'))).toBe('ECONNRESET');
 		expect(networkErrorCode(new Error('timeout of 1000ms exceeded'))).toBe('ECONNABORTED');
+		expect(networkErrorCode({ message: 'self-signed certificate', cause: { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' } })).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
 		expect(networkErrorCode(Object.assign(new Error('nope'), { code: 'ERR_BAD_RESPONSE_x' }))).toBeUndefined();
+		// n8n 1.x's NodeApiError: no cause, the code under httpCode, the library's message under messages.
+		expect(networkErrorCode({ message: 'The service refused the connection - perhaps it is offline', httpCode: 'ECONNREFUSED' })).toBe('ECONNREFUSED');
+		expect(networkErrorCode({ message: 'The connection was aborted', httpCode: null, messages: ['timeout of 1000ms exceeded'] })).toBe('ECONNABORTED');
+		expect(networkErrorCode({ message: 'Bad gateway', httpCode: '502' })).toBeUndefined();
 		expect(networkErrorCode('ECONNRESET')).toBeUndefined();
 		expect(networkErrorCode(undefined)).toBeUndefined();
 	});

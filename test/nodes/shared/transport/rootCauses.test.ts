@@ -1,0 +1,262 @@
+/**
+ * Each root cause of a request that got no answer, through n8n-core's real HTTP stack (the errors
+ * its httpRequestWithAuthentication throws): the message names the cause, the description what to
+ * do, a write that may have been carried out says so, and the key is in neither.
+ */
+import { execFileSync } from 'node:child_process';
+import * as dns from 'node:dns';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { INode } from 'n8n-workflow';
+
+import { ServiceFailureFactory } from '../../../../nodes/shared/transport/envelope';
+import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
+import { DEMO, NO_RETRIES, closedPort, sendJson, useSimulator } from '../../../helpers/kit.ts';
+import { addContact, createIntegration, getCampaign, getContact } from '../../../helpers/actionParameters.ts';
+
+const sim = useSimulator();
+const key = 'sk-live-ROOT-CAUSE-0123456789';
+
+/** Everything of an error a user could see. */
+const NO_RETRIES_WRITE = { requestOptions: NO_RETRIES };
+
+const shown = (error: Error & { description?: string }) => `${error.message}\n${error.description ?? ''}`;
+
+async function listen(server: http.Server | https.Server): Promise<number> {
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return (server.address() as AddressInfo).port;
+}
+
+describe('transport: a refused connection', () => {
+	it('to the Base URL: nothing listens there, nothing was sent', async () => {
+		const port = await closedPort();
+		const error = await runActionNodeExpectingError({ credentials: { baseUrl: `http://127.0.0.1:${port}`, apiKey: key }, parameters: addContact(NO_RETRIES_WRITE) });
+		expect(error.message).toBe(`Add Contacts failed: the connection to 127.0.0.1:${port} was refused: nothing listens there`);
+		expect(error.description).toBe('Nothing was sent to the service. Check the Base URL\'s host and port, and that the service is running.');
+		expect(shown(error)).not.toContain(key);
+	});
+});
+
+
+describe('transport: n8n\'s proxy (HTTP_PROXY / HTTPS_PROXY)', () => {
+	afterEach(() => {
+		delete process.env.HTTP_PROXY;
+		delete process.env.HTTPS_PROXY;
+	});
+
+	it.each([['http', 'http://service.example:8080'], ['https', 'https://service.example']])(
+		'names the proxy when it refuses the connection (%s Base URL)',
+		async (_scheme, baseUrl) => {
+			const proxyPort = await closedPort();
+			process.env.HTTP_PROXY = process.env.HTTPS_PROXY = `http://127.0.0.1:${proxyPort}`;
+			const error = await runActionNodeExpectingError({ credentials: { baseUrl, apiKey: key }, parameters: getContact({ requestOptions: NO_RETRIES }) });
+			expect(error.message).toBe(`Get Contact failed: the proxy n8n is set to use, at 127.0.0.1:${proxyPort}, refused the connection`);
+			expect(error.description).toBe(
+				'Nothing was sent to the service. Check that the proxy runs and n8n\'s HTTP_PROXY / HTTPS_PROXY setting, or list the service\'s host in NO_PROXY to reach it directly.',
+			);
+		},
+	);
+
+	it('names the proxy when it asks for authentication (HTTP 407)', async () => {
+		const proxy = http.createServer((_request, response) => {
+			response.writeHead(407, { 'proxy-authenticate': 'Basic realm="proxy"' });
+			response.end();
+		});
+		process.env.HTTP_PROXY = `http://127.0.0.1:${await listen(proxy)}`;
+		try {
+			const error = await runActionNodeExpectingError({ credentials: { baseUrl: 'http://service.example', apiKey: key }, parameters: getContact({ requestOptions: NO_RETRIES }) });
+			expect(error.message).toBe('Get Contact failed: the service answered HTTP 407');
+			expect(error.description).toBe('A proxy between n8n and the service asks for authentication: add its user and password to n8n\'s HTTP_PROXY / HTTPS_PROXY setting.');
+		} finally {
+			proxy.close();
+		}
+	});
+});
+
+describe('transport: TLS', () => {
+	let folder: string;
+	let tlsServer: https.Server;
+	let plainServer: http.Server;
+	let tlsPort: number;
+	let plainPort: number;
+	beforeAll(async () => {
+		folder = mkdtempSync(join(tmpdir(), 'campaign-calling-tls-'));
+		execFileSync('openssl', [
+			'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=localhost',
+			'-addext', 'subjectAltName=DNS:localhost', '-keyout', join(folder, 'key.pem'), '-out', join(folder, 'cert.pem'),
+		], { stdio: 'ignore' });
+		tlsServer = https.createServer({ key: readFileSync(join(folder, 'key.pem')), cert: readFileSync(join(folder, 'cert.pem')) }, (_request, response) =>
+			sendJson(response, 200, { status: 'ok', message: 'ok', data: {} }),
+		);
+		tlsPort = await listen(tlsServer);
+		plainServer = http.createServer((_request, response) => sendJson(response, 200, { status: 'ok', message: 'ok', data: {} }));
+		plainPort = await listen(plainServer);
+	});
+	afterAll(() => {
+		tlsServer.close();
+		plainServer.close();
+		rmSync(folder, { recursive: true, force: true });
+	});
+
+	it('names a certificate n8n does not trust (self-signed), and what to do', async () => {
+		const error = await runActionNodeExpectingError({ credentials: { baseUrl: `https://localhost:${tlsPort}`, apiKey: key }, parameters: getContact({ requestOptions: NO_RETRIES }) });
+		expect(error.message).toBe(
+			`Get Contact failed: the TLS connection to https://localhost:${tlsPort} failed: its certificate is self-signed, not issued by an authority n8n trusts (DEPTH_ZERO_SELF_SIGNED_CERT)`,
+		);
+		expect(error.description).toMatch(/^Nothing was sent to the service\. .*NODE_EXTRA_CA_CERTS\.$/);
+	});
+
+	it('names an https:// Base URL whose port does not speak TLS', async () => {
+		const error = await runActionNodeExpectingError({ credentials: { baseUrl: `https://127.0.0.1:${plainPort}`, apiKey: key }, parameters: getContact({ requestOptions: NO_RETRIES }) });
+		expect(error.message).toMatch(new RegExp(`^Get Contact failed: the TLS connection to https://127\\.0\\.0\\.1:${plainPort} failed: it did not answer in TLS \\(is the port an http:// one\\?\\) \\((EPROTO|ERR_SSL_WRONG_VERSION_NUMBER)\\)$`));
+	});
+
+	it('names an expired certificate (the error shape n8n\'s helper throws for a refused certificate)', () => {
+		const failure = new ServiceFailureFactory({ name: 'Campaign Calling' } as INode, { operation: 'Get Contact' }, key, 'https://api.example.com', { isWrite: false, timeoutMs: 60_000 });
+		const socketError = Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' });
+		const thrown = Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED', isAxiosError: true, cause: socketError });
+		expect(failure.network({ message: 'certificate has expired', cause: thrown }, 1).message).toBe(
+			'Get Contact failed: the TLS connection to https://api.example.com failed: its certificate has expired (CERT_HAS_EXPIRED)',
+		);
+	});
+});
+
+describe('transport: DNS (n8n\'s lookups answered here, not by a DNS server)', () => {
+	let lookups: string[];
+	let answers: Array<'ENOTFOUND' | 'EAI_AGAIN' | 'loopback'>;
+	const realLookup = dns.lookup;
+	beforeEach(() => {
+		lookups = [];
+		answers = [];
+		(dns as { lookup: unknown }).lookup = (hostname: string, options: unknown, callback?: (...args: unknown[]) => void) => {
+			const done = (typeof options === 'function' ? options : callback) as (...args: unknown[]) => void;
+			const all = typeof options === 'object' && options !== null && (options as { all?: boolean }).all;
+			lookups.push(hostname);
+			const answer = answers.shift() ?? 'ENOTFOUND';
+			if (answer === 'loopback') {
+				process.nextTick(() => (all ? done(null, [{ address: '127.0.0.1', family: 4 }]) : done(null, '127.0.0.1', 4)));
+				return;
+			}
+			const error = Object.assign(new Error(`getaddrinfo ${answer} ${hostname}`), { code: answer, syscall: 'getaddrinfo', hostname });
+			process.nextTick(() => done(error));
+		};
+	});
+	afterEach(() => {
+		(dns as { lookup: unknown }).lookup = realLookup;
+	});
+
+	it('a host name that does not exist: named, nothing sent, a write not repeated', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: { baseUrl: 'http://campaign-calling.test', apiKey: key },
+			parameters: addContact({ requestOptions: { maxRetries: 3 } }),
+		});
+		expect(error.message).toBe('Add Contacts failed: the host name campaign-calling.test was not found: the DNS has no address for it');
+		expect(error.description).toBe(
+			'Nothing was sent to the service. Check the spelling of the Base URL\'s host name, and that n8n\'s DNS can resolve it (ENOTFOUND).',
+		);
+		expect(lookups).toEqual(['campaign-calling.test']);
+	});
+
+	it('a lookup that failed for now (EAI_AGAIN): a write is repeated, and reaches the service exactly once', async () => {
+		answers = ['EAI_AGAIN', 'loopback'];
+		const { port } = new URL(sim.simulator.url);
+		const output = await runActionNode({
+			credentials: { baseUrl: `http://campaign-calling.test:${port}`, apiKey: DEMO.apiKey },
+			parameters: addContact({ requestOptions: { maxRetries: 1 } }),
+		});
+		expect(output[0].json.error).toBeUndefined();
+		expect(lookups).toEqual(['campaign-calling.test', 'campaign-calling.test']);
+		expect(sim.requests('/addToCampaign')).toHaveLength(1);
+	});
+
+	it('a lookup that keeps failing for now: named as such', async () => {
+		answers = ['EAI_AGAIN', 'EAI_AGAIN'];
+		const error = await runActionNodeExpectingError({
+			credentials: { baseUrl: 'http://campaign-calling.test', apiKey: key },
+			parameters: getCampaign({ requestOptions: { maxRetries: 1 } }),
+		});
+		expect(error.message).toBe('Get Campaign failed: the host name campaign-calling.test could not be looked up just now: n8n\'s DNS server did not answer (2 attempts)');
+		expect(error.description).toBe('Nothing was sent to the service. Check n8n\'s DNS settings and its network (EAI_AGAIN).');
+	});
+});
+
+describe('transport: a write that may have reached the service says so, and never invites a blind retry', () => {
+	const CHECK_CONTACTS =
+		'Check whether these contacts were added (Contact → Get for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.';
+
+	it('a 5xx answer to Add to Campaign', async () => {
+		sim.simulator.injectFault({ kind: 'http-500', times: 5 });
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: addContact() });
+		expect(error.message).toBe('Add Contacts failed: the service answered HTTP 500 Internal Server Error (internal server error)');
+		expect(error.description).toBe(`The service had a problem, and may have carried out this request before it failed. ${CHECK_CONTACTS}`);
+		expect(error.description).not.toMatch(/Try again/);
+		expect(sim.requests()).toHaveLength(1);
+	});
+
+	it('a connection dropped before the answer to Update Campaign', async () => {
+		sim.simulator.injectFault({ kind: 'reset', times: 5 });
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: { resource: 'campaign', operation: 'update', campaignId: DEMO.campaignId, updateFields: { name: 'Renamed' } },
+		});
+		expect(error.message).toMatch(/^Update Campaign failed: the connection to http:\/\/127\.0\.0\.1:\d+ was dropped before an answer came; the service may have carried it out$/);
+		expect(error.description).toBe('Read the campaign with Campaign → Get to see whether the change was applied before you repeat it.');
+	});
+
+	it('a timed-out Add to Campaign, which the service did carry out', async () => {
+		sim.simulator.injectFault({ kind: 'slow', delayMs: 1500 });
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: addContact({ requestOptions: { maxRetries: 3, timeoutSeconds: 1 } }) });
+		expect(error.message).toMatch(/^Add Contacts failed: no answer from http:\/\/127\.0\.0\.1:\d+ within 1 seconds; the service may have carried it out$/);
+		expect(error.description).toBe(`${CHECK_CONTACTS} If the service is slow, raise Request Options → Timeout.`);
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		expect([...sim.simulator.state.contacts.values()].filter((contact) => contact.phone_number === '+14155550199')).toHaveLength(1);
+		expect(sim.requests()).toHaveLength(1);
+	});
+
+	it('a 502 answer to a module creation', async () => {
+		sim.simulator.injectFault({ kind: 'http-502', times: 5 });
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: createIntegration() });
+		expect(error.description).toBe(
+			'The service had a problem, and may have carried out this request before it failed. Check in the service\'s app whether the module was created before you create it again: the service offers no way to list or delete modules, and a second one would act on every event twice.',
+		);
+	});
+
+	it('a read keeps its retry hint', async () => {
+		sim.simulator.injectFault({ kind: 'http-503', times: 5 });
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: getContact({ requestOptions: NO_RETRIES }) });
+		expect(error.description).toBe('The service had a problem. Try again later; reads are retried automatically.');
+	});
+});
+
+describe('transport: n8n 1.x\'s errors, which keep no cause (its NodeApiError resets it)', () => {
+	const failureFor = (isWrite: boolean) =>
+		new ServiceFailureFactory({ name: 'Campaign Calling' } as INode, { operation: 'Get Contact' }, key, 'http://127.0.0.1:8080', { isWrite, timeoutMs: 60_000 });
+	const n8n1Error = (message: string, httpCode: string, raw: string) => ({ name: 'NodeApiError', message, httpCode, messages: [raw] });
+
+	it.each<[string, ReturnType<typeof n8n1Error>, string]>([
+		['refused', n8n1Error('The service refused the connection - perhaps it is offline', 'ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:8080'), 'Get Contact failed: the connection to 127.0.0.1:8080 was refused: nothing listens there'],
+		['a proxy refused', n8n1Error('The service refused the connection - perhaps it is offline', 'ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.1:3128'), 'Get Contact failed: the proxy n8n is set to use, at 10.0.0.1:3128, refused the connection'],
+		['dropped', n8n1Error('The connection to the server was closed unexpectedly', 'ECONNRESET', 'socket hang up'), 'Get Contact failed: the connection to http://127.0.0.1:8080 was dropped before an answer came'],
+		['timed out', n8n1Error('The connection was aborted, perhaps the server is offline', 'ECONNABORTED', 'timeout of 60000ms exceeded'), 'Get Contact failed: no answer from http://127.0.0.1:8080 within 60 seconds'],
+		['not found', n8n1Error('The connection cannot be established', 'ENOTFOUND', 'getaddrinfo ENOTFOUND api.example.test'), 'Get Contact failed: the host name api.example.test was not found: the DNS has no address for it'],
+		['TLS', n8n1Error('self-signed certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate'), 'Get Contact failed: the TLS connection to http://127.0.0.1:8080 failed: its certificate is self-signed, not issued by an authority n8n trusts (DEPTH_ZERO_SELF_SIGNED_CERT)'],
+	])('%s', (_label, error, message) => {
+		expect(failureFor(false).network(error, 1).message).toBe(message);
+	});
+});
+
+describe('transport: an answer the transport does not name', () => {
+	it('passes on what n8n\'s HTTP client reported, without the key', () => {
+		const failure = new ServiceFailureFactory({ name: 'Campaign Calling' } as INode, { operation: 'Add Contacts' }, key, 'https://api.example.com', { isWrite: true, timeoutMs: 60_000 });
+		const error = failure.network(new Error(`Proxy connection ended before receiving CONNECT response for ${key}`), 1);
+		expect(error.message).toBe('Add Contacts failed: could not reach https://api.example.com: the request did not complete; the service may have carried it out');
+		expect(error.description).toBe(
+			'n8n\'s HTTP client reported: Proxy connection ended before receiving CONNECT response for [redacted]. Check the Base URL in the Campaign Calling credential and that the service is reachable from n8n. Check at the service whether it was carried out before you repeat it.',
+		);
+	});
+});
