@@ -14,10 +14,10 @@ export const CUSTOM_REGISTRY_FEATURE = 'feat:communityNodes:customRegistry';
 /**
  * What n8n needs to install from the local registry: its address, and n8n's test hook (E2E_TESTS) through
  * which the test turns on the one licence flag a custom registry needs (enableCustomRegistry). Debug logging
- * makes n8n log each npm command it runs.
+ * makes n8n 2.x log each npm command it runs; npm's own debug logs go to `npmLogsDir` (1.x logs none itself).
  */
-export function communityInstallEnv(registryUrl: string): Record<string, string> {
-	return { E2E_TESTS: 'true', N8N_COMMUNITY_PACKAGES_REGISTRY: registryUrl, N8N_LOG_LEVEL: 'debug' };
+export function communityInstallEnv(registryUrl: string, npmLogsDir: string): Record<string, string> {
+	return { E2E_TESTS: 'true', N8N_COMMUNITY_PACKAGES_REGISTRY: registryUrl, N8N_LOG_LEVEL: 'debug', npm_config_logs_dir: npmLogsDir };
 }
 
 /** Turns on the custom-registry licence flag through n8n's test hook (`PATCH /rest/e2e/feature`, E2E_TESTS=true). */
@@ -162,6 +162,27 @@ function listFiles(dir: string): string[] {
 	return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
 		entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
 	);
+}
+
+/**
+ * The npm commands n8n ran, from npm's own debug logs (`verbose argv` and `verbose cwd` of each run), for a
+ * line that does not log them itself (1.x): n8n passes its environment on to npm, so `npm_config_logs_dir`
+ * (communityInstallEnv's `npmLogsDir`) collects them. `seen` holds the log files already read, and is updated.
+ */
+export function npmCommandsInNpmLogs(logsDir: string, seen: Set<string>): string[] {
+	if (!existsSync(logsDir)) return [];
+	const commands: string[] = [];
+	for (const file of readdirSync(logsDir).sort()) {
+		if (seen.has(file)) continue;
+		seen.add(file);
+		const text = readFileSync(join(logsDir, file), 'utf8');
+		const argv = /verbose argv (.*)$/m.exec(text)?.[1];
+		if (!argv) continue;
+		const args = [...argv.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]);
+		const cwd = /verbose cwd (.*)$/m.exec(text)?.[1]?.trim();
+		commands.push(`npm ${args.join(' ')}${cwd ? ` (in ${cwd})` : ''}`);
+	}
+	return commands;
 }
 
 /**
