@@ -28,7 +28,8 @@ export function restBackedCalls(rest: Rest): RestBackedCalls {
 			return await ok('POST', '/credentials', { name, type, data: { allowedHttpRequestDomains: 'all', ...data } });
 		},
 		async createWorkflow(workflow: WorkflowJson) {
-			return await ok('POST', '/workflows', workflow);
+			// The editor sends `active` with a new workflow; 1.x's database column has no default.
+			return await ok('POST', '/workflows', { active: false, ...workflow });
 		},
 		async activate(workflowId) {
 			const { versionId } = await ok<{ versionId: string }>('GET', `/workflows/${workflowId}`);
