@@ -37,7 +37,7 @@ describe.each(e2eVersions())('Community Nodes in queue mode, n8n %s', (version) 
 	beforeAll(async () => {
 		simulator = await startSimulator();
 		npmLogsDir = mkdtempSync(join(tmpdir(), 'campaign-calling-npm-logs-'));
-		n8n = await startQueueN8n({ version, withPackage: false, extraEnv: communityInstallEnv(registry.url, npmLogsDir), readyTimeoutMs: 300_000 });
+		n8n = await startQueueN8n({ version, withPackage: false, extraEnv: communityInstallEnv(registry.url, npmLogsDir), readyTimeoutMs: 600_000 });
 		await enableCustomRegistry(n8n);
 	});
 

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import * as http from 'node:http';
 import { join, relative } from 'node:path';
-import { BROWSER_ID, type ApiResponse, type N8nInstance } from './n8n.ts';
+import { BROWSER_ID, isDatabaseNotReady, type ApiResponse, type N8nInstance } from './n8n.ts';
 import { sleep } from './process.ts';
 
 /** n8n's licence flag for a registry other than npmjs (N8N_COMMUNITY_PACKAGES_REGISTRY). */
@@ -73,6 +73,15 @@ export function communityPackages(n8n: N8nInstance) {
  * which then fails with "other side closed"; a request to the installer must never be sent twice.
  */
 export async function sessionCall<T = unknown>(n8n: N8nInstance, method: string, path: string, body?: unknown): Promise<ApiResponse<T>> {
+	const deadline = Date.now() + 60_000;
+	for (;;) {
+		const answer = await sessionCallOnce<T>(n8n, method, path, body);
+		if (!isDatabaseNotReady(answer) || Date.now() > deadline) return answer;
+		await sleep(1_000);
+	}
+}
+
+async function sessionCallOnce<T>(n8n: N8nInstance, method: string, path: string, body?: unknown): Promise<ApiResponse<T>> {
 	const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
 	return await new Promise((resolve, reject) => {
 		const request = http.request(`${n8n.url}${path}`, {

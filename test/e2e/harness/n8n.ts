@@ -348,12 +348,28 @@ function sessionHeaders(cookie: string): Record<string, string> {
 }
 
 async function httpCall<T>(address: string, method: string, headers: Record<string, string>, body?: unknown): Promise<ApiResponse<T>> {
-	const response = await fetch(address, {
-		method,
-		headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	return { status: response.status, body: parseBody(await response.text()) as T };
+	const deadline = Date.now() + DATABASE_NOT_READY_WAIT_MS;
+	for (;;) {
+		const response = await fetch(address, {
+			method,
+			headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const answer = { status: response.status, body: parseBody(await response.text()) as T };
+		if (!isDatabaseNotReady(answer) || Date.now() > deadline) return answer;
+		await sleep(1_000);
+	}
+}
+
+/** How long a call waits out n8n's "Database is not ready!" (its database ping timed out: a busy machine). */
+const DATABASE_NOT_READY_WAIT_MS = 60_000;
+
+/**
+ * n8n answers 503 "Database is not ready!" from a middleware, before any handler runs, while its database
+ * ping fails (on a loaded machine, SQLite's ping can time out): the same call can be sent again.
+ */
+export function isDatabaseNotReady(answer: ApiResponse): boolean {
+	return answer.status === 503 && JSON.stringify(answer.body).includes('Database is not ready');
 }
 
 function createApi(context: { url: string; webhookUrl: string; cookie: string; apiKey: string; logTail: () => string }): N8nApi {
