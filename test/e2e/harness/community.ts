@@ -117,18 +117,26 @@ async function sessionCallOnce<T>(n8n: N8nInstance, method: string, path: string
 /** The node types the editor loads (`/types/nodes.json`), by name. */
 export async function nodeTypeNames(n8n: N8nInstance): Promise<Set<string>> {
 	const response = await sessionCall<Array<{ name: string }>>(n8n, 'GET', 'types/nodes.json');
-	if (response.status !== 200) throw new Error(`GET /types/nodes.json: HTTP ${response.status}`);
+	if (response.status !== 200 || !Array.isArray(response.body)) {
+		throw new Error(`GET /types/nodes.json: HTTP ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`);
+	}
 	return new Set(response.body.map((type) => type.name));
 }
 
 /** Polls the editor's node types until `present` holds for every one of `types`; resolves to the milliseconds it took. */
-export async function waitForNodeTypes(n8n: N8nInstance, types: string[], present: boolean, timeoutMs = 30_000): Promise<number> {
+export async function waitForNodeTypes(n8n: N8nInstance, types: string[], present: boolean, timeoutMs = 60_000): Promise<number> {
 	const startedAt = Date.now();
 	for (;;) {
-		const known = await nodeTypeNames(n8n);
-		if (types.every((type) => known.has(type) === present)) return Date.now() - startedAt;
+		// Right after an install n8n rebuilds the types file: an answer that is not the list yet is asked again.
+		let failure = '';
+		try {
+			const known = await nodeTypeNames(n8n);
+			if (types.every((type) => known.has(type) === present)) return Date.now() - startedAt;
+		} catch (error) {
+			failure = ` (last answer: ${(error as Error).message})`;
+		}
 		if (Date.now() - startedAt > timeoutMs) {
-			throw new Error(`Node types ${types.join(', ')} still ${present ? 'missing from' : 'in'} /types/nodes.json after ${timeoutMs / 1000} s`);
+			throw new Error(`Node types ${types.join(', ')} still ${present ? 'missing from' : 'in'} /types/nodes.json after ${timeoutMs / 1000} s${failure}`);
 		}
 		await sleep(250);
 	}
