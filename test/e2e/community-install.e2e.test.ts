@@ -293,6 +293,9 @@ describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a loc
 		const browser = await launchEditorBrowser();
 		try {
 			const { page } = browser;
+			// On a machine the suite shares, the editor's first load can take well over playwright's 30 s.
+			page.setDefaultTimeout(180_000);
+			page.setDefaultNavigationTimeout(180_000);
 			await signIn(page, n8n.url);
 
 			// A saved workflow whose package is gone: n8n marks each such node "Install the package to use this node".
