@@ -3,8 +3,8 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.e2e.test.ts'],
-	// Queue mode has its own config (jest.queue.config.js) and script (npm run test:queue).
-	testPathIgnorePatterns: ['/node_modules/', '/queue\\.e2e\\.test\\.ts$'],
+	// Queue mode (files ending in queue.e2e.test.ts) has its own config (jest.queue.config.js) and script (npm run test:queue).
+	testPathIgnorePatterns: ['/node_modules/', 'queue\\.e2e\\.test\\.ts$'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }],
 	},

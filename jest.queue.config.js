@@ -3,7 +3,7 @@ const e2e = require('./jest.e2e.config.js');
 
 module.exports = {
 	...e2e,
-	testMatch: ['**/queue.e2e.test.ts'],
+	testMatch: ['**/*queue.e2e.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/'],
 	globalSetup: '<rootDir>/test/e2e/queueGlobalSetup.ts',
 };

@@ -6,5 +6,5 @@ import { e2eVersions } from './harness/runtime.ts';
 
 export default async function queueGlobalSetup(): Promise<void> {
 	beginRun();
-	await prepare({ n8n: e2eVersions(), sqlite3: false, debian: QUEUE_NEEDS });
+	await prepare({ n8n: e2eVersions(), sqlite3: false, debian: QUEUE_NEEDS, registry: true });
 }

@@ -11,6 +11,7 @@ import { answersOk, cleanEnv, freePort, log, sleep, spawnLogged, tail, waitUntil
 import type { LoggedProcess } from './process.ts';
 import { ensureRuntime, N8N_ENTRY } from './runtime.ts';
 import type { N8nRuntime, N8nVersion } from './runtime.ts';
+import { restBackedCalls } from './rest-session.ts';
 import type { WorkflowJson } from './workflows.ts';
 
 export interface StartOptions {
@@ -41,6 +42,7 @@ export interface N8nInstance {
 	installedPackage?: InstalledPackage;
 	/** Milliseconds from spawning n8n to it answering /healthz/readiness and /rest/settings. */
 	startToReadyMs: number;
+	/** Empty when n8n's public API is off (1.x with E2E_TESTS=true): `api` then goes through the REST session. */
 	apiKey: string;
 	/** `n8n-auth=...` of the owner's session; REST calls also need BROWSER_ID as the `browser-id` header. */
 	cookie: string;
@@ -272,7 +274,9 @@ export interface N8nSession {
  */
 export async function openSession(url: string, webhookUrl: string, logTail: () => string): Promise<N8nSession> {
 	const cookie = await signInAsOwner(url);
-	const apiKey = await createApiKey(url, cookie);
+	// 1.x turns its public API off in its test mode (E2E_TESTS=true): then workflows go through the REST session.
+	const settings = await httpCall<{ data: { publicApi?: { enabled?: boolean } } }>(`${url}rest/settings`, 'GET', sessionHeaders(cookie));
+	const apiKey = settings.body.data?.publicApi?.enabled === false ? '' : await createApiKey(url, cookie);
 	return { apiKey, cookie, api: createApi({ url, webhookUrl, cookie, apiKey, logTail }) };
 }
 
@@ -344,12 +348,28 @@ function sessionHeaders(cookie: string): Record<string, string> {
 }
 
 async function httpCall<T>(address: string, method: string, headers: Record<string, string>, body?: unknown): Promise<ApiResponse<T>> {
-	const response = await fetch(address, {
-		method,
-		headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	return { status: response.status, body: parseBody(await response.text()) as T };
+	const deadline = Date.now() + DATABASE_NOT_READY_WAIT_MS;
+	for (;;) {
+		const response = await fetch(address, {
+			method,
+			headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const answer = { status: response.status, body: parseBody(await response.text()) as T };
+		if (!isDatabaseNotReady(answer) || Date.now() > deadline) return answer;
+		await sleep(1_000);
+	}
+}
+
+/** How long a call waits out n8n's "Database is not ready!" (its database ping timed out: a busy machine). */
+const DATABASE_NOT_READY_WAIT_MS = 60_000;
+
+/**
+ * n8n answers 503 "Database is not ready!" from a middleware, before any handler runs, while its database
+ * ping fails (on a loaded machine, SQLite's ping can time out): the same call can be sent again.
+ */
+export function isDatabaseNotReady(answer: ApiResponse): boolean {
+	return answer.status === 503 && JSON.stringify(answer.body).includes('Database is not ready');
 }
 
 function createApi(context: { url: string; webhookUrl: string; cookie: string; apiKey: string; logTail: () => string }): N8nApi {
@@ -361,6 +381,7 @@ function createApi(context: { url: string; webhookUrl: string; cookie: string; a
 		await httpCall<T>(`${url}rest${path}`, method, session, body);
 	const ok = async <T>(method: string, path: string, body?: unknown): Promise<T> =>
 		okBody(`${method} /api/v1${path}`, await publicApi<T>(method, path, body));
+	const viaRest = context.apiKey === '' ? restBackedCalls(rest) : undefined;
 
 	/**
 	 * 2.x (de)activates through a publication outbox, after the API call has answered: wait until it is done.
@@ -380,6 +401,7 @@ function createApi(context: { url: string; webhookUrl: string; cookie: string; a
 
 	const api: N8nApi = {
 		async createCredential(name, type, data) {
+			if (viaRest) return await viaRest.createCredential(name, type, data);
 			// 1.x adds this field to credential types that authenticate requests, and its public API then requires it.
 			const schema = await ok<{ properties?: Record<string, unknown> }>('GET', `/credentials/schema/${type}`);
 			const complete = schema.properties?.allowedHttpRequestDomains ? { allowedHttpRequestDomains: 'all', ...data } : data;
@@ -393,9 +415,11 @@ function createApi(context: { url: string; webhookUrl: string; cookie: string; a
 			return okBody('POST /rest/credentials/test', response).data;
 		},
 		async createWorkflow(workflow) {
+			if (viaRest) return await viaRest.createWorkflow(workflow);
 			return await ok('POST', '/workflows', workflow);
 		},
 		async activate(workflowId) {
+			if (viaRest) return await viaRest.activate(workflowId);
 			await ok('POST', `/workflows/${workflowId}/activate`);
 			const publication = await settledPublication(workflowId);
 			if (publication?.status === 'failed' || publication?.status === 'partial') {
@@ -404,16 +428,19 @@ function createApi(context: { url: string; webhookUrl: string; cookie: string; a
 			}
 		},
 		async deactivate(workflowId) {
+			if (viaRest) return await viaRest.deactivate(workflowId);
 			await ok('POST', `/workflows/${workflowId}/deactivate`);
 			await settledPublication(workflowId);
 		},
 		async deleteWorkflow(workflowId) {
+			if (viaRest) return await viaRest.deleteWorkflow(workflowId);
 			// 2.x refuses to delete a published workflow (409); 1.x deactivates it on the way.
 			const { active } = await ok<{ active: boolean }>('GET', `/workflows/${workflowId}`);
 			if (active) await api.deactivate(workflowId);
 			await ok('DELETE', `/workflows/${workflowId}`);
 		},
 		async listExecutions(workflowId, includeData = false) {
+			if (viaRest) return await viaRest.listExecutions(workflowId, includeData);
 			const query = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250' });
 			const page = await ok<{ data: Execution[] }>('GET', `/executions?${query}`);
 			return page.data.map((execution) => ({ ...execution, id: String(execution.id) })).sort((a, b) => Number(a.id) - Number(b.id));

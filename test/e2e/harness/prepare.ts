@@ -5,6 +5,7 @@
  * installs (mostly waiting on the disk and the registry), the sqlite3 compiles (CPU) and apt-get.
  */
 import { log, sweepOrphans } from './process.ts';
+import { ensureRegistryInstall } from './registry.ts';
 import { ensureRuntime, ensureSqlite3Build, hasWorkingSqlite3 } from './runtime.ts';
 import type { N8nVersion } from './runtime.ts';
 import { ensureDebianPackages } from './system.ts';
@@ -15,6 +16,8 @@ export interface Needs {
 	/** Whether the n8n installs need sqlite3 (single-process n8n does; queue mode runs on Postgres). */
 	sqlite3: boolean;
 	debian: DebianNeed[];
+	/** Whether the suite needs the local npm registry (verdaccio) the Community Nodes install tests publish to. */
+	registry?: boolean;
 }
 
 export async function prepare(needs: Needs): Promise<void> {
@@ -24,6 +27,7 @@ export async function prepare(needs: Needs): Promise<void> {
 	const n8nInstalls = (async () => {
 		// One after the other: two npm installs at once only compete for the same disk.
 		for (const version of needs.n8n) await ensureRuntime(version, { sqlite3: needs.sqlite3 });
+		if (needs.registry) await ensureRegistryInstall();
 	})();
 	// Each build waits for the one before it: two compilers at once would only share the same cores.
 	const sqlite3Builds = (async () => {

@@ -23,6 +23,8 @@ export interface QueueStartOptions {
 	version: N8nVersion;
 	/** The package installed into the shared user folder; default the repo (process.cwd()). It must be built. */
 	packageRoot?: string;
+	/** Install the package before n8n starts; default true. False leaves it to n8n's own installer (Community Nodes). */
+	withPackage?: boolean;
 	/** Added last to each n8n process's environment. */
 	extraEnv?: Record<string, string>;
 	/** For each n8n process; default 120 s. */
@@ -51,6 +53,8 @@ export interface QueueN8nInstance extends N8nInstance {
 	postgres: { port: number; logFile: string; database: string; user: string };
 	/** The temp folder with the user folder, every log, and the Redis and Postgres data; stop() removes it unless E2E_KEEP_WORK is set. */
 	workDir: string;
+	/** Stops the worker or webhook process and starts it again on the same port and log file, as an administrator restarts one. */
+	restart(role: Exclude<QueueRole, 'main'>): Promise<void>;
 }
 
 /** The system packages queue mode needs, by the Debian package that brings them. */
@@ -97,7 +101,7 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 		const [redis, postgres, installedPackage] = await allOrFirstError([
 			startRedis(services.redisServer, workDir, own),
 			startPostgres(services.postgresBin, workDir, own),
-			installPackage(userFolder, options.packageRoot),
+			options.withPackage === false ? Promise.resolve(undefined) : installPackage(userFolder, options.packageRoot),
 		]);
 		const ports = { main: await freePort(), worker: await freePort(), webhook: await freePort() };
 		const urls = {
@@ -182,6 +186,14 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 			worker: summary('worker', worker, workerReadyMs),
 			webhook: summary('webhook', webhook, webhookReadyMs),
 		};
+		const running: Record<Exclude<QueueRole, 'main'>, LoggedProcess> = { worker, webhook };
+		const restart = async (role: Exclude<QueueRole, 'main'>) => {
+			await running[role].stop();
+			log(`n8n ${options.version} queue mode: restarting the ${role}`);
+			running[role] = await spawnWithOwnJournal(role);
+			const readyMs = await waitUntilReady(running[role], urls[role], { rest: false, timeoutMs: options.readyTimeoutMs });
+			processes[role] = summary(role, running[role], readyMs);
+		};
 		const logs = (lines?: number) =>
 			Object.values(processes)
 				.map((each) => `--- n8n ${each.role} (${each.logFile}) ---\n${lines ? tail(each.logs(), lines) : each.logs()}`)
@@ -204,6 +216,7 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 			redis: { port: redis.port, logFile: redis.server.logFile },
 			postgres: { port: postgres.port, logFile: postgres.server.logFile, database: DB_NAME, user: DB_USER },
 			workDir,
+			restart,
 		};
 	} catch (error) {
 		await stop();

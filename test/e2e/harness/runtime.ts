@@ -231,7 +231,7 @@ function sqlite3VersionOf(source: string): string {
  * Runs `work` holding a lock folder beside `dir`, so two processes (two test runs, the demo and a test) never
  * install into the same folder at once. A lock whose holder is gone is taken over.
  */
-async function withInstallLock(dir: string, what: string, work: () => Promise<void>): Promise<void> {
+export async function withInstallLock(dir: string, what: string, work: () => Promise<void>): Promise<void> {
 	const lock = `${dir}.lock`;
 	mkdirSync(dirname(lock), { recursive: true });
 	let waitingSince: number | undefined;
@@ -279,7 +279,7 @@ function isAlive(pid: number): boolean {
 }
 
 /** Node 24 from scripts/toolchain.sh (NODE24_BIN), or the Node running us when it is 24 or newer. */
-function node24Binary(): string {
+export function node24Binary(): string {
 	const candidates = [
 		process.env.NODE24_BIN ? join(process.env.NODE24_BIN, 'node') : undefined,
 		Number(process.versions.node.split('.')[0]) >= 24 ? process.execPath : undefined,
@@ -314,7 +314,7 @@ function sqlite3Loads(dir: string, nodeBinary: string, env: NodeJS.ProcessEnv): 
 	return spawnSync(nodeBinary, ['-e', "require('sqlite3')"], { cwd: dir, env, stdio: 'ignore' }).status === 0;
 }
 
-function hashFiles(files: string[]): string {
+export function hashFiles(files: string[]): string {
 	const hash = createHash('sha256');
 	for (const file of files) {
 		hash.update(basename(file)).update('\0');
@@ -329,7 +329,7 @@ function readStamp(dir: string): RuntimeStamp | undefined {
 }
 
 /** PATH with this Node's folder first, so npm and what it runs use that Node. */
-function pathWithNodeFirst(nodeBinary: string): string {
+export function pathWithNodeFirst(nodeBinary: string): string {
 	return `${dirname(nodeBinary)}${delimiter}${process.env.PATH ?? ''}`;
 }
 
