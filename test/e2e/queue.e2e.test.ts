@@ -3,6 +3,8 @@
  * process (harness/queue.ts). The same action and trigger cases as the single-process suite, and for every
  * execution they wait for, proof that the webhook process enqueued it and the worker ran it.
  */
+import { MCP_PATH, MCP_TEST_TOKEN, mcpCases } from './harness/mcp-cases.ts';
+import { connectMcp, MCP_TRANSPORTS, mcpUrl, postInitialize, postJsonRpc } from './harness/mcp.ts';
 import type { Execution } from './harness/n8n.ts';
 import { packageCases } from './harness/package-cases.ts';
 import { log, sleep } from './harness/process.ts';
@@ -62,5 +64,54 @@ describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) =>
 		for (const each of [main, worker, webhook]) {
 			expect((await fetch(`${each.url}healthz/readiness`)).status).toBe(200);
 		}
+	});
+});
+
+describe.each(e2eVersions())('MCP tools in n8n %s in queue mode', (version) => {
+	let n8n: QueueN8nInstance | undefined;
+
+	mcpCases({
+		version,
+		start: async () => (n8n = await startQueueN8n({ version })),
+		transports: MCP_TRANSPORTS,
+		// In queue mode the worker's execution ends in success: the error is the tool's answer.
+		failedCallExecution: version.startsWith('1.') ? 'none' : 'success',
+		checkExecution: expectRanOnWorker,
+	});
+
+	it('/mcp is served by the main and the webhook process, not the worker; a call through the main also runs on the worker', async () => {
+		if (!n8n) throw new Error(`n8n ${version} did not start in queue mode`);
+		const { main, webhook } = n8n.processes;
+		const answers: Record<string, number> = {};
+		for (const server of Object.values(n8n.processes)) {
+			answers[server.role] = (await postInitialize(mcpUrl(server.url, MCP_PATH), { authorization: `Bearer ${MCP_TEST_TOKEN}` })).status;
+		}
+		log(`n8n ${version} queue mode: an MCP initialize on each process answered ${JSON.stringify(answers)}`);
+		expect(answers).toEqual({ main: 200, worker: 404, webhook: 200 });
+
+		// A session opened at one process, continued at another: what a load balancer without stickiness does.
+		const opened = await postInitialize(mcpUrl(webhook.url, MCP_PATH), { authorization: `Bearer ${MCP_TEST_TOKEN}` });
+		const sessionId = opened.headers.get('mcp-session-id') ?? '';
+		expect(sessionId).not.toBe('');
+		const auth = { authorization: `Bearer ${MCP_TEST_TOKEN}` };
+		const listTools = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+		const elsewhere = await postJsonRpc(mcpUrl(main.url, MCP_PATH), listTools, sessionId, auth);
+		const there = await postJsonRpc(mcpUrl(webhook.url, MCP_PATH), listTools, sessionId, auth);
+		log(`n8n ${version} queue mode: tools/list of a session opened at the webhook process: at the main HTTP ${elsewhere.status} ${elsewhere.body.slice(0, 200)}; at the webhook process HTTP ${there.status}`);
+		expect(there.status).toBe(200);
+		expect(there.body).toContain('Add_to_Campaign');
+		expect(elsewhere.body).not.toContain('Add_to_Campaign');
+
+		const connection = await connectMcp(mcpUrl(main.url, MCP_PATH), 'streamable HTTP', MCP_TEST_TOKEN);
+		try {
+			const result = await connection.client.callTool({ name: 'Get_Campaign', arguments: {} });
+			expect(result.isError).toBeFalsy();
+		} finally {
+			await connection.close();
+		}
+		const newest = await n8n.api.publicApi<{ data: Array<{ id: string }> }>('GET', '/executions?limit=1');
+		const [execution] = newest.body.data;
+		expect(await logShows(main, enqueued(execution.id))).toBe(true);
+		expect(await logShows(n8n.processes.worker, workerStarted(execution.id))).toBe(true);
 	});
 });

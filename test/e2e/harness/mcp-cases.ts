@@ -14,6 +14,7 @@ import {
 	connectMcp,
 	mcpToolsWorkflow,
 	mcpUrl,
+	postInitialize,
 	resultText,
 	TOOL_ARGUMENTS,
 	TOOL_NAMES,
@@ -22,10 +23,13 @@ import {
 } from './mcp.ts';
 
 /** A token of the kind users generate; the tests look for it where it must not be. */
-const BEARER_TOKEN = 'mcp-e2e-token-7c1f0a9d2b4e4f3a8e6d5c4b3a291807';
+export const MCP_TEST_TOKEN = 'mcp-e2e-token-7c1f0a9d2b4e4f3a8e6d5c4b3a291807';
 const CONTACT = { firstName: 'Grace', lastName: 'Hopper', phoneNumber: '+14155550199' };
 /** The simulator's message for an injected 500, which the tool error carries. */
 const FAULT_MESSAGE = 'internal server error';
+
+/** The trigger's path in these cases: the example's own. */
+export const MCP_PATH = 'campaign-calling-tools';
 
 export interface McpCaseOptions<T extends N8nInstance> {
 	version: N8nVersion;
@@ -33,6 +37,11 @@ export interface McpCaseOptions<T extends N8nInstance> {
 	start: () => Promise<T>;
 	/** The transports to prove. */
 	transports: McpTransportKind[];
+	/**
+	 * What n8n records for a tool call that failed: an execution with this status, or none at all. Measured:
+	 * 2.41.1 'error' (queue mode: 'success', the error being the tool's answer), 1.123.81 none.
+	 */
+	failedCallExecution: 'error' | 'success' | 'none';
 	/** Called with every execution a tool call started, e.g. to check which process ran it. */
 	checkExecution?: (n8n: T, execution: Execution) => Promise<void> | void;
 }
@@ -45,14 +54,15 @@ export function mcpCases<T extends N8nInstance>(options: McpCaseOptions<T>): voi
 	let url: string;
 	let executionsSeen = 0;
 	const open: McpConnection[] = [];
+	const failedCallLeavesExecution = options.failedCallExecution !== 'none';
 
 	beforeAll(async () => {
 		simulator = await startSimulator();
 		n8n = await options.start();
 		const campaign = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, { baseUrl: `${simulator.url}/`, apiKey: DEMO.apiKey });
-		const bearer = await n8n.api.createCredential('MCP bearer token', BEARER_CREDENTIAL_TYPE, { token: BEARER_TOKEN });
+		const bearer = await n8n.api.createCredential('MCP bearer token', BEARER_CREDENTIAL_TYPE, { token: MCP_TEST_TOKEN });
 		credentials = { campaign, bearer };
-		const path = 'campaign-calling-tools';
+		const path = MCP_PATH;
 		const { id } = await n8n.api.createWorkflow(
 			mcpToolsWorkflow({ version: options.version, path, campaignCredential: campaign, bearerCredential: bearer }),
 		);
@@ -69,7 +79,7 @@ export function mcpCases<T extends N8nInstance>(options: McpCaseOptions<T>): voi
 
 	beforeEach(() => simulator.reset());
 
-	async function connect(transport: McpTransportKind, token: string | undefined = BEARER_TOKEN): Promise<McpConnection> {
+	async function connect(transport: McpTransportKind, token: string | undefined = MCP_TEST_TOKEN): Promise<McpConnection> {
 		const connection = await connectMcp(url, transport, token);
 		open.push(connection);
 		return connection;
@@ -134,7 +144,8 @@ export function mcpCases<T extends N8nInstance>(options: McpCaseOptions<T>): voi
 			const campaign = await connection.client.callTool({ name: TOOL_NAMES.getCampaign, arguments: {} });
 			expect(campaign.isError).toBeFalsy();
 			expect(resultText(campaign)).toContain(DEMO.campaignId);
-			await newExecutions(options.version.startsWith('1.') ? 1 : 2).catch(() => undefined);
+			const statuses = (await newExecutions(failedCallLeavesExecution ? 2 : 1)).map((execution) => execution.status);
+			expect(statuses).toEqual(failedCallLeavesExecution ? [options.failedCallExecution, 'success'] : ['success']);
 			await connection.close();
 		});
 
@@ -154,17 +165,40 @@ export function mcpCases<T extends N8nInstance>(options: McpCaseOptions<T>): voi
 		});
 	});
 
+	it("tool descriptions: n8n's automatic ones (from each operation's action) against the example's, which say when to use a tool and what it costs", async () => {
+		const path = 'campaign-calling-tools-auto';
+		const auto = await n8n.api.createWorkflow(
+			mcpToolsWorkflow({ version: options.version, path, campaignCredential: credentials.campaign, bearerCredential: credentials.bearer, descriptions: 'auto' }),
+		);
+		try {
+			await n8n.api.activate(auto.id);
+			const before = await connectMcp(mcpUrl(n8n.webhookUrl, path), options.transports[0], MCP_TEST_TOKEN);
+			const automatic = descriptions((await before.client.listTools()).tools);
+			await before.close();
+			const after = await connect(options.transports[0]);
+			const example = descriptions((await after.client.listTools()).tools);
+			await after.close();
+			log(`n8n ${options.version}: automatic tool descriptions: ${JSON.stringify(automatic, null, 1)}`);
+			log(`n8n ${options.version}: the example's tool descriptions: ${JSON.stringify(example, null, 1)}`);
+
+			expect(automatic).toEqual({
+				[TOOL_NAMES.addToCampaign]: 'Add contacts to a campaign in Campaign Calling',
+				[TOOL_NAMES.getContact]: 'Get a contact in Campaign Calling',
+				[TOOL_NAMES.getCampaign]: 'Get a campaign in Campaign Calling',
+			});
+			expect(example[TOOL_NAMES.addToCampaign]).toMatch(/billed phone calls/);
+			expect(example[TOOL_NAMES.getContact]).toMatch(/Read-only and free/);
+			expect(example[TOOL_NAMES.getCampaign]).toMatch(/Read-only and free/);
+		} finally {
+			await n8n.api.deleteWorkflow(auto.id);
+		}
+	});
+
 	it.each([
 		['no bearer token', undefined],
 		['a wrong bearer token', 'wrong-token'],
 	])('refuses a client with %s (403) on every transport and route, and nothing reaches the service', async (_label, token) => {
 		const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
-		const initialize = {
-			jsonrpc: '2.0',
-			id: 1,
-			method: 'initialize',
-			params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-		};
 		const callTool = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: TOOL_NAMES.addToCampaign, arguments: CONTACT } };
 		const post = (body: unknown, extra: Record<string, string> = {}) =>
 			fetch(url, {
@@ -174,7 +208,7 @@ export function mcpCases<T extends N8nInstance>(options: McpCaseOptions<T>): voi
 			});
 		const answers = [
 			await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: AbortSignal.timeout(10_000) }),
-			await post(initialize),
+			await postInitialize(url, headers),
 			await post(callTool),
 			await post(callTool, { 'mcp-session-id': 'a-guessed-session-id' }),
 		];
@@ -197,11 +231,15 @@ export function mcpCases<T extends N8nInstance>(options: McpCaseOptions<T>): voi
 			received += connection.received();
 			await connection.close();
 		}
-		await newExecutions(options.transports.length * (options.version.startsWith('1.') ? 2 : 3)).catch(() => undefined);
+		await newExecutions(options.transports.length * (failedCallLeavesExecution ? 3 : 2));
 
 		expect(received).toContain(DEMO.campaignId);
 		expect(received).not.toContain(DEMO.apiKey);
 		const sent = simulator.requests.filter((request) => JSON.stringify(request.headers).includes(DEMO.apiKey));
 		expect(sent).toHaveLength(options.transports.length * 3);
 	});
+}
+
+function descriptions(tools: Array<{ name: string; description?: string }>): Record<string, string | undefined> {
+	return Object.fromEntries(tools.map((tool) => [tool.name, tool.description]));
 }

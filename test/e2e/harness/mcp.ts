@@ -14,12 +14,10 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { MCP_EXAMPLE, readExample } from '../../../scripts/examples.ts';
 import type { N8nVersion } from './runtime.ts';
 import { CREDENTIAL_TYPE, type CredentialRef, type WorkflowJson } from './workflows.ts';
 
-export const MCP_EXAMPLE_FILE = 'mcp-campaign-tools.json';
 export const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
 /** The version each line's editor gives a new MCP Server Trigger (its newest). */
 export const MCP_TRIGGER_VERSION: Record<N8nVersion, number> = { '2.41.1': 2.1, '1.123.81': 2 };
@@ -37,11 +35,6 @@ export const TOOL_ARGUMENTS: Record<string, string[]> = {
 export type McpTransportKind = 'streamable HTTP' | 'SSE';
 export const MCP_TRANSPORTS: McpTransportKind[] = ['streamable HTTP', 'SSE'];
 
-/** The example as stored (repo root = process.cwd()). */
-export function readMcpExample(): WorkflowJson {
-	return JSON.parse(readFileSync(join(process.cwd(), 'examples', MCP_EXAMPLE_FILE), 'utf8')) as WorkflowJson;
-}
-
 export interface McpWorkflowOptions {
 	version: N8nVersion;
 	/** The trigger's path (the example's is campaign-calling-tools); unique per workflow in one n8n. */
@@ -54,7 +47,7 @@ export interface McpWorkflowOptions {
 
 /** The example with this test's credentials, path and the trigger version of the given line. */
 export function mcpToolsWorkflow(options: McpWorkflowOptions): WorkflowJson {
-	const workflow = readMcpExample();
+	const workflow = readExample(MCP_EXAMPLE);
 	for (const node of workflow.nodes) {
 		if (node.credentials?.[CREDENTIAL_TYPE]) node.credentials[CREDENTIAL_TYPE] = options.campaignCredential;
 		if (node.type === MCP_TRIGGER_TYPE) {
@@ -111,19 +104,55 @@ export async function connectMcp(url: string, transportKind: McpTransportKind, t
 function recordingFetch(pieces: string[]): typeof fetch {
 	return async (input, init) => {
 		const response = await fetch(input, init);
-		pieces.push(`${response.status} ${JSON.stringify([...response.headers])}\n`);
+		const headers: string[] = [];
+		response.headers.forEach((value, name) => headers.push(`${name}: ${value}`));
+		pieces.push(`${response.status}\n${headers.join('\n')}\n\n`);
 		if (!response.body) return response;
 		const [forClient, forRecord] = response.body.tee();
 		void (async () => {
+			const reader = forRecord.getReader();
 			const decoder = new TextDecoder();
-			for await (const chunk of forRecord) pieces.push(decoder.decode(chunk, { stream: true }));
+			for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) pieces.push(decoder.decode(chunk.value, { stream: true }));
 		})().catch(() => undefined);
 		return new Response(forClient, { status: response.status, statusText: response.statusText, headers: response.headers });
 	};
 }
 
 /** The text parts of a tool call's result, joined. */
-export function resultText(result: { content?: unknown }): string {
-	const content = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
+export function resultText(result: object): string {
+	const content = 'content' in result && Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
 	return content.map((part) => part.text ?? '').join('');
+}
+
+/** A raw MCP `initialize` POST (what starts a streamable HTTP session), outside the SDK. */
+export async function postInitialize(url: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+	const initialize = {
+		jsonrpc: '2.0',
+		id: 1,
+		method: 'initialize',
+		params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+	};
+	return await postJsonRpc(url, initialize, undefined, headers);
+}
+
+export interface RawAnswer {
+	status: number;
+	headers: Headers;
+	body: string;
+}
+
+/** A raw JSON-RPC POST to an MCP URL, in the session `sessionId` when given. */
+export async function postJsonRpc(url: string, message: unknown, sessionId?: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+	const response = await fetch(url, {
+		method: 'POST',
+		headers: {
+			'content-type': 'application/json',
+			accept: 'application/json, text/event-stream',
+			...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+			...headers,
+		},
+		body: JSON.stringify(message),
+		signal: AbortSignal.timeout(15_000),
+	});
+	return { status: response.status, headers: response.headers, body: await response.text().catch(() => '') };
 }
