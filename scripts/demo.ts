@@ -15,7 +15,7 @@ import type { N8nInstance } from '../test/e2e/harness/n8n.ts';
 import { beginRun, log, setLogPrefix } from '../test/e2e/harness/process.ts';
 import { cacheDir } from '../test/e2e/harness/runtime.ts';
 import type { N8nVersion } from '../test/e2e/harness/runtime.ts';
-import { DEMO_CREDENTIAL_NAME, EXAMPLES, installExamples, MCP_DEMO_TOKEN, mcpExamplePath } from './examples.ts';
+import { DEMO_CREDENTIAL_NAME, EXAMPLES, installExamples, MCP_DEMO_TOKEN, mcpExamplePath, OPENAI_PLACEHOLDER_CREDENTIAL_NAME } from './examples.ts';
 
 const VERSION: N8nVersion = '2.41.1';
 const DEFAULT_N8N_PORT = 5678;
@@ -155,6 +155,7 @@ async function main(): Promise<void> {
 			'  MCP server (tools Add_to_Campaign, Get_Contact, Get_Campaign; streamable HTTP or SSE):',
 			`    ${n8n.webhookUrl}mcp/${mcpExamplePath()}   header  Authorization: Bearer ${MCP_DEMO_TOKEN}`,
 			`    e.g. npx mcp-remote ${n8n.webhookUrl}mcp/${mcpExamplePath()} --header 'Authorization: Bearer ${MCP_DEMO_TOKEN}'`,
+			`  The human review example needs a model: put your OpenAI key in the credential "${OPENAI_PLACEHOLDER_CREDENTIAL_NAME}".`,
 			'',
 			`  Kept between runs in ${n8n.userFolder}: n8n's data, your edits to the examples (a deleted example`,
 			`  comes back on the next start) and the simulator's webhook modules. Delete that folder to start afresh.`,

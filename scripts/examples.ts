@@ -31,10 +31,12 @@ const BEARER_CREDENTIAL_TYPE = 'httpBearerAuth';
 const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
 
 /**
- * n8n 2.x's human review of an agent's Add to Campaign tool, through n8n's Chat. Not imported by the demo: it
- * needs a model (an OpenAI credential), which the demo does not have.
+ * n8n 2.x's human review of an agent's Add to Campaign tool, through n8n's Chat. The demo imports it
+ * unpublished, with a placeholder OpenAI credential: it needs a real model to run.
  */
 export const HUMAN_REVIEW_EXAMPLE = 'agent-human-review.json' as const;
+export const OPENAI_PLACEHOLDER_CREDENTIAL_NAME = 'OpenAI account';
+const OPENAI_CREDENTIAL_TYPE = 'openAiApi';
 
 export type ExampleFile = (typeof EXAMPLES)[keyof typeof EXAMPLES] | typeof MCP_EXAMPLE | typeof HUMAN_REVIEW_EXAMPLE;
 
@@ -47,11 +49,12 @@ export function readExample(file: ExampleFile): WorkflowJson {
  * The example with every Campaign Calling credential reference pointed at `credential` (and the MCP trigger's
  * bearer credential at `bearer`, when given).
  */
-export function loadExample(file: ExampleFile, credential: CredentialRef, bearer?: CredentialRef): WorkflowJson {
+export function loadExample(file: ExampleFile, credential: CredentialRef, others: Record<string, CredentialRef> = {}): WorkflowJson {
 	const workflow = readExample(file);
 	for (const node of workflow.nodes) {
-		if (node.credentials?.[CREDENTIAL_TYPE]) node.credentials[CREDENTIAL_TYPE] = { id: credential.id, name: credential.name };
-		if (bearer && node.credentials?.[BEARER_CREDENTIAL_TYPE]) node.credentials[BEARER_CREDENTIAL_TYPE] = { id: bearer.id, name: bearer.name };
+		for (const [type, reference] of Object.entries({ ...others, [CREDENTIAL_TYPE]: credential })) {
+			if (node.credentials?.[type]) node.credentials[type] = { id: reference.id, name: reference.name };
+		}
 	}
 	return workflow;
 }
@@ -74,18 +77,22 @@ export interface ImportedExample {
 
 /**
  * The demo's set-up in a running n8n. A first run creates the credential pointing at the simulator (and the
- * MCP trigger's bearer credential), imports the three examples and the MCP example, and activates the trigger
- * example (which registers its call.ended webhook at the simulator) and the MCP example. Later runs keep what is there, a user's edits included: they import only examples that are
+ * MCP trigger's bearer credential and a placeholder OpenAI one), imports the three examples, the MCP example
+ * and the human review example, and activates the trigger example (which registers its call.ended webhook at
+ * the simulator) and the MCP example. Later runs keep what is there, a user's edits included: they import only examples that are
  * missing (matched by name) and point the credential at this run's simulator.
  */
 export async function installExamples(n8n: N8nInstance, simulatorUrl: string): Promise<ImportedExample[]> {
 	await removeOlderApiKeys(n8n);
 	const credential = await upsertDemoCredential(n8n, { baseUrl: `${simulatorUrl}/`, apiKey: DEMO.apiKey });
-	const bearer = await demoBearerCredential(n8n);
+	const others = {
+		[BEARER_CREDENTIAL_TYPE]: await keptCredential(n8n, MCP_BEARER_CREDENTIAL_NAME, BEARER_CREDENTIAL_TYPE, { token: MCP_DEMO_TOKEN }),
+		[OPENAI_CREDENTIAL_TYPE]: await keptCredential(n8n, OPENAI_PLACEHOLDER_CREDENTIAL_NAME, OPENAI_CREDENTIAL_TYPE, { apiKey: 'replace-with-your-key' }),
+	};
 	const existing = await listAll(n8n, '/workflows');
 	const imported: ImportedExample[] = [];
-	for (const file of [...Object.values(EXAMPLES), MCP_EXAMPLE] as ExampleFile[]) {
-		const example = loadExample(file, credential, bearer);
+	for (const file of [...Object.values(EXAMPLES), MCP_EXAMPLE, HUMAN_REVIEW_EXAMPLE] as ExampleFile[]) {
+		const example = loadExample(file, credential, others);
 		const kept = existing.find((workflow) => workflow.name === example.name);
 		if (kept) {
 			imported.push({ file, id: kept.id, name: kept.name, active: kept.active === true, kept: true });
@@ -113,13 +120,11 @@ async function upsertDemoCredential(n8n: N8nInstance, data: { baseUrl: string; a
 	return { id: found.id, name: found.name };
 }
 
-/** The MCP trigger's bearer credential, created on the first run with MCP_DEMO_TOKEN and kept after. */
-async function demoBearerCredential(n8n: N8nInstance): Promise<CredentialRef> {
-	const found = (await listAll(n8n, '/credentials')).find(
-		(credential) => credential.name === MCP_BEARER_CREDENTIAL_NAME && credential.type === BEARER_CREDENTIAL_TYPE,
-	);
+/** A credential the examples use besides ours (the MCP bearer token, the model's), created on the first run and kept after. */
+async function keptCredential(n8n: N8nInstance, name: string, type: string, data: Record<string, unknown>): Promise<CredentialRef> {
+	const found = (await listAll(n8n, '/credentials')).find((credential) => credential.name === name && credential.type === type);
 	if (found) return { id: found.id, name: found.name };
-	const created = await n8n.api.createCredential(MCP_BEARER_CREDENTIAL_NAME, BEARER_CREDENTIAL_TYPE, { token: MCP_DEMO_TOKEN });
+	const created = await n8n.api.createCredential(name, type, data);
 	return { id: created.id, name: created.name };
 }
 

@@ -17,6 +17,8 @@ import { CREDENTIAL_TYPE } from './harness/workflows.ts';
 const CONTACT = { firstName: 'Grace', lastName: 'Hopper', phoneNumber: '+14155550199' };
 const PROMPT = 'Please add Grace Hopper, +14155550199, to the campaign.';
 const REVIEW_NODE = 'Human Review';
+/** Start-up on the shared 2-core machine took up to 114 s at load 20 (n8n 2.41.1); the harness's default is 120 s. */
+const READY_TIMEOUT_MS = 300_000;
 const TOOL_NODE = 'Add to Campaign';
 
 const versions = e2eVersions().filter((version) => version.startsWith('2.'));
@@ -33,7 +35,7 @@ describeOnLines("human review of the agent's Add to Campaign tool, through n8n's
 	beforeAll(async () => {
 		simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
 		model = await startModelStub({ toolArguments: CONTACT, toolName: /add_to_campaign/i });
-		n8n = await startN8n({ version: version as '2.41.1', withPackage: true });
+		n8n = await startN8n({ version: version as '2.41.1', withPackage: true, readyTimeoutMs: READY_TIMEOUT_MS });
 		const campaign = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, { baseUrl: `${simulator.url}/`, apiKey: DEMO.apiKey });
 		const openAi = await n8n.api.createCredential('Model stub', OPENAI_CREDENTIAL_TYPE, { apiKey: 'stub-openai-key-not-a-secret', url: model.baseUrl, header: false });
 		const workflow = humanReviewWorkflow(campaign, openAi);

@@ -3,7 +3,7 @@
  * process (harness/queue.ts). The same action and trigger cases as the single-process suite, and for every
  * execution they wait for, proof that the webhook process enqueued it and the worker ran it.
  */
-import { MCP_PATH, MCP_TEST_TOKEN, mcpCases } from './harness/mcp-cases.ts';
+import { MCP_PATH, MCP_TEST_TOKEN, mcpCases, READY_TIMEOUT_MS } from './harness/mcp-cases.ts';
 import { connectMcp, MCP_TRANSPORTS, mcpUrl, postInitialize, postJsonRpc } from './harness/mcp.ts';
 import type { Execution } from './harness/n8n.ts';
 import { packageCases } from './harness/package-cases.ts';
@@ -72,7 +72,7 @@ describe.each(e2eVersions())('MCP tools in n8n %s in queue mode', (version) => {
 
 	mcpCases({
 		version,
-		start: async () => (n8n = await startQueueN8n({ version })),
+		start: async () => (n8n = await startQueueN8n({ version, readyTimeoutMs: READY_TIMEOUT_MS })),
 		transports: MCP_TRANSPORTS,
 		// In queue mode the worker's execution ends in success: the error is the tool's answer.
 		failedCallExecution: version.startsWith('1.') ? 'none' : 'success',
