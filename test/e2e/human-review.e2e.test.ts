@@ -17,7 +17,7 @@ import { CREDENTIAL_TYPE } from './harness/workflows.ts';
 const CONTACT = { firstName: 'Grace', lastName: 'Hopper', phoneNumber: '+14155550199' };
 const PROMPT = 'Please add Grace Hopper, +14155550199, to the campaign.';
 const REVIEW_NODE = 'Human Review';
-/** Start-up on the shared 2-core machine took up to 114 s at load 20 (n8n 2.41.1); the harness's default is 120 s. */
+/** Start-up on the shared 2-core machine took up to 154 s at load 20-40 (n8n 2.41.1); the harness's default is 120 s. */
 const READY_TIMEOUT_MS = 300_000;
 const TOOL_NODE = 'Add to Campaign';
 
@@ -67,8 +67,8 @@ describeOnLines("human review of the agent's Add to Campaign tool, through n8n's
 			const buttons = await chat.reviewButtons();
 			// While the review waits, nothing has been sent to the service.
 			expect(addRequests()).toHaveLength(0);
-			const [execution] = await n8n.api.listExecutions(workflowId);
-			expect((await n8n.api.listExecutions(workflowId)).find((each) => each.id === chat.executionId)?.status ?? execution?.status).toBe('waiting');
+			const waiting = (await n8n.api.listExecutions(workflowId)).find((each) => each.id === chat.executionId);
+			expect(waiting?.status).toBe('waiting');
 			const button = buttons.find((each: ReviewButton) => each.text === choice);
 			if (!button) throw new Error(`No ${choice} button in ${JSON.stringify(buttons)}`);
 			log(`n8n ${version}: the review message offered ${buttons.map((each) => each.text).join(' / ')}; clicking ${choice}`);

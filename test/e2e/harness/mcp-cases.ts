@@ -28,7 +28,7 @@ const CONTACT = { firstName: 'Grace', lastName: 'Hopper', phoneNumber: '+1415555
 /** The simulator's message for an injected 500, which the tool error carries. */
 const FAULT_MESSAGE = 'internal server error';
 
-/** Start-up on the shared 2-core machine took up to 114 s at load 20 (n8n 2.41.1); the harness's default is 120 s. */
+/** Start-up on the shared 2-core machine took up to 154 s at load 20-40 (n8n 2.41.1); the harness's default is 120 s. */
 export const READY_TIMEOUT_MS = 300_000;
 /** The trigger's path in these cases: the example's own. */
 export const MCP_PATH = 'campaign-calling-tools';
