@@ -95,6 +95,8 @@ async function capture(url: string): Promise<void> {
 		await picture(page, 'mcp-campaign-tools.png');
 		await openWorkflowByName(page, url, HUMAN_REVIEW);
 		await picture(page, 'agent-human-review.png');
+		await openNode(page, 'Human Review');
+		await picture(page, 'agent-human-review-step.png');
 
 		// A new Get Campaign step run with Simplify (on for new nodes), then Update Campaign's webhook-flow list.
 		await newWorkflowWithManualTrigger(page, url);
