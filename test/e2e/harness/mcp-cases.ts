@@ -41,9 +41,9 @@ export interface McpCaseOptions<T extends N8nInstance> {
 	transports: McpTransportKind[];
 	/**
 	 * What n8n records for a tool call that failed: an execution with this status, or none at all. Measured:
-	 * 2.41.1 'error' (queue mode: 'success', the error being the tool's answer), 1.123.81 none.
+	 * 2.41.1 'success' (single process and queue mode: the error is the tool's answer), 1.123.81 none.
 	 */
-	failedCallExecution: 'error' | 'success' | 'none';
+	failedCallExecution: 'success' | 'none';
 	/** Called with every execution a tool call started, e.g. to check which process ran it. */
 	checkExecution?: (n8n: T, execution: Execution) => Promise<void> | void;
 }
