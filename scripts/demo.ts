@@ -15,11 +15,12 @@ import type { N8nInstance } from '../test/e2e/harness/n8n.ts';
 import { beginRun, log, setLogPrefix } from '../test/e2e/harness/process.ts';
 import { cacheDir } from '../test/e2e/harness/runtime.ts';
 import type { N8nVersion } from '../test/e2e/harness/runtime.ts';
-import { DEMO_CREDENTIAL_NAME, EXAMPLES, installExamples } from './examples.ts';
+import { DEMO_CREDENTIAL_NAME, EXAMPLES, installExamples, MCP_DEMO_TOKEN, mcpExamplePath, OPENAI_PLACEHOLDER_CREDENTIAL_NAME } from './examples.ts';
 
 const VERSION: N8nVersion = '2.41.1';
 const DEFAULT_N8N_PORT = 5678;
 const HEALTH_CHECK_MS = 5_000;
+const READY_TIMEOUT_MS = 600_000;
 const USER_FOLDER = join(cacheDir(), 'demo-user-folder');
 /** The simulator forgets everything when it stops; the modules n8n registered in it are kept here for the next run. */
 const MODULES_FILE = join(USER_FOLDER, 'simulator-modules.json');
@@ -121,7 +122,9 @@ async function main(): Promise<void> {
 	);
 	simulator = await startSimulator({ host: '127.0.0.1', port: simulatorPort });
 	restoreModules(simulator);
-	n8n = await startN8n({ version: VERSION, withPackage: true, port: n8nPort, userFolder: USER_FOLDER });
+	// A first start migrates a new database: on a 2-core machine shared with other n8n instances (load 40-50)
+	// that took over 300 s, against the harness's default of 120 s.
+	n8n = await startN8n({ version: VERSION, withPackage: true, port: n8nPort, userFolder: USER_FOLDER, readyTimeoutMs: READY_TIMEOUT_MS });
 
 	log('setting up the credential and the example workflows');
 	const imported = await installExamples(n8n, simulator.url);
@@ -151,6 +154,11 @@ async function main(): Promise<void> {
 			'  Send a lead: open the new-lead workflow, click "Execute workflow", then',
 			`    curl -X POST ${n8n.url}webhook-test/new-lead -H 'content-type: application/json' -d '${lead}'`,
 			`  What the service received:  curl ${simulator.url}/__sim/requests`,
+			'',
+			'  MCP server (tools Add_to_Campaign, Get_Contact, Get_Campaign; streamable HTTP or SSE):',
+			`    ${n8n.webhookUrl}mcp/${mcpExamplePath()}   header  Authorization: Bearer ${MCP_DEMO_TOKEN}`,
+			`    e.g. npx mcp-remote ${n8n.webhookUrl}mcp/${mcpExamplePath()} --header 'Authorization: Bearer ${MCP_DEMO_TOKEN}'`,
+			`  The human review example needs a model: put your OpenAI key in the credential "${OPENAI_PLACEHOLDER_CREDENTIAL_NAME}".`,
 			'',
 			`  Kept between runs in ${n8n.userFolder}: n8n's data, your edits to the examples (a deleted example`,
 			`  comes back on the next start) and the simulator's webhook modules. Delete that folder to start afresh.`,

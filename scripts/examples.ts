@@ -19,20 +19,51 @@ export const EXAMPLES = {
 	dailyCheck: 'daily-campaign-check.json',
 } as const;
 
-export type ExampleFile = (typeof EXAMPLES)[keyof typeof EXAMPLES];
+/**
+ * The MCP example (the action node's tools behind n8n's MCP Server Trigger): imported and published by the
+ * demo like the others, but kept out of EXAMPLES, whose files use only core nodes and ours.
+ */
+export const MCP_EXAMPLE = 'mcp-campaign-tools.json' as const;
+/** The demo's bearer credential for the MCP trigger, and its token, which the demo's banner prints. */
+export const MCP_BEARER_CREDENTIAL_NAME = 'MCP bearer token (demo)';
+export const MCP_DEMO_TOKEN = 'demo-mcp-token-change-me-0123456789';
+const BEARER_CREDENTIAL_TYPE = 'httpBearerAuth';
+const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
+
+/**
+ * n8n 2.x's human review of an agent's Add to Campaign tool, through n8n's Chat. The demo imports it
+ * unpublished, with a placeholder OpenAI credential: it needs a real model to run.
+ */
+export const HUMAN_REVIEW_EXAMPLE = 'agent-human-review.json' as const;
+export const OPENAI_PLACEHOLDER_CREDENTIAL_NAME = 'OpenAI account';
+const OPENAI_CREDENTIAL_TYPE = 'openAiApi';
+
+export type ExampleFile = (typeof EXAMPLES)[keyof typeof EXAMPLES] | typeof MCP_EXAMPLE | typeof HUMAN_REVIEW_EXAMPLE;
 
 /** The example as stored (repo root = process.cwd(), as for every script here). */
 export function readExample(file: ExampleFile): WorkflowJson {
 	return JSON.parse(readFileSync(join(process.cwd(), 'examples', file), 'utf8')) as WorkflowJson;
 }
 
-/** The example with every Campaign Calling credential reference pointed at `credential`. */
-export function loadExample(file: ExampleFile, credential: CredentialRef): WorkflowJson {
+/**
+ * The example with every Campaign Calling credential reference pointed at `credential` (and the MCP trigger's
+ * bearer credential at `bearer`, when given).
+ */
+export function loadExample(file: ExampleFile, credential: CredentialRef, others: Record<string, CredentialRef> = {}): WorkflowJson {
 	const workflow = readExample(file);
 	for (const node of workflow.nodes) {
-		if (node.credentials?.[CREDENTIAL_TYPE]) node.credentials[CREDENTIAL_TYPE] = { id: credential.id, name: credential.name };
+		for (const [type, reference] of Object.entries({ ...others, [CREDENTIAL_TYPE]: credential })) {
+			if (node.credentials?.[type]) node.credentials[type] = { id: reference.id, name: reference.name };
+		}
 	}
 	return workflow;
+}
+
+/** The MCP example's trigger path: its production URL is `<webhook URL>mcp/<path>`. */
+export function mcpExamplePath(): string {
+	const trigger = readExample(MCP_EXAMPLE).nodes.find((node) => node.type === MCP_TRIGGER_TYPE);
+	if (typeof trigger?.parameters.path !== 'string') throw new Error(`${MCP_EXAMPLE} has no MCP Server Trigger with a path`);
+	return trigger.parameters.path;
 }
 
 export interface ImportedExample {
@@ -45,25 +76,30 @@ export interface ImportedExample {
 }
 
 /**
- * The demo's set-up in a running n8n. A first run creates the credential pointing at the simulator, imports
- * the three examples and activates the trigger example (which registers its call.ended webhook at the
- * simulator). Later runs keep what is there, a user's edits included: they import only examples that are
+ * The demo's set-up in a running n8n. A first run creates the credential pointing at the simulator (and the
+ * MCP trigger's bearer credential and a placeholder OpenAI one), imports the three examples, the MCP example
+ * and the human review example, and activates the trigger example (which registers its call.ended webhook at
+ * the simulator) and the MCP example. Later runs keep what is there, a user's edits included: they import only examples that are
  * missing (matched by name) and point the credential at this run's simulator.
  */
 export async function installExamples(n8n: N8nInstance, simulatorUrl: string): Promise<ImportedExample[]> {
 	await removeOlderApiKeys(n8n);
 	const credential = await upsertDemoCredential(n8n, { baseUrl: `${simulatorUrl}/`, apiKey: DEMO.apiKey });
+	const others = {
+		[BEARER_CREDENTIAL_TYPE]: await keptCredential(n8n, MCP_BEARER_CREDENTIAL_NAME, BEARER_CREDENTIAL_TYPE, { token: MCP_DEMO_TOKEN }),
+		[OPENAI_CREDENTIAL_TYPE]: await keptCredential(n8n, OPENAI_PLACEHOLDER_CREDENTIAL_NAME, OPENAI_CREDENTIAL_TYPE, { apiKey: 'replace-with-your-key' }),
+	};
 	const existing = await listAll(n8n, '/workflows');
 	const imported: ImportedExample[] = [];
-	for (const file of Object.values(EXAMPLES)) {
-		const example = loadExample(file, credential);
+	for (const file of [...Object.values(EXAMPLES), MCP_EXAMPLE, HUMAN_REVIEW_EXAMPLE] as ExampleFile[]) {
+		const example = loadExample(file, credential, others);
 		const kept = existing.find((workflow) => workflow.name === example.name);
 		if (kept) {
 			imported.push({ file, id: kept.id, name: kept.name, active: kept.active === true, kept: true });
 			continue;
 		}
 		const workflow = await n8n.api.createWorkflow(example);
-		const active = file === EXAMPLES.callEnded;
+		const active = file === EXAMPLES.callEnded || file === MCP_EXAMPLE;
 		if (active) await n8n.api.activate(workflow.id);
 		imported.push({ file, id: workflow.id, name: workflow.name, active, kept: false });
 	}
@@ -82,6 +118,14 @@ async function upsertDemoCredential(n8n: N8nInstance, data: { baseUrl: string; a
 	const updated = await n8n.api.rest('PATCH', `/credentials/${found.id}`, { name: DEMO_CREDENTIAL_NAME, type: CREDENTIAL_TYPE, data });
 	if (updated.status !== 200) throw new Error(`Updating the credential "${DEMO_CREDENTIAL_NAME}": HTTP ${updated.status} ${JSON.stringify(updated.body)}`);
 	return { id: found.id, name: found.name };
+}
+
+/** A credential the examples use besides ours (the MCP bearer token, the model's), created on the first run and kept after. */
+async function keptCredential(n8n: N8nInstance, name: string, type: string, data: Record<string, unknown>): Promise<CredentialRef> {
+	const found = (await listAll(n8n, '/credentials')).find((credential) => credential.name === name && credential.type === type);
+	if (found) return { id: found.id, name: found.name };
+	const created = await n8n.api.createCredential(name, type, data);
+	return { id: created.id, name: created.name };
 }
 
 interface Listed {

@@ -27,12 +27,14 @@ import { BROWSER_ID, OWNER, startN8n } from '../test/e2e/harness/n8n.ts';
 import type { N8nInstance } from '../test/e2e/harness/n8n.ts';
 import { DEMO, startSimulator } from '../test/simulator/server.ts';
 import type { Simulator } from '../test/simulator/server.ts';
-import { EXAMPLES, installExamples, readExample } from './examples.ts';
+import { EXAMPLES, HUMAN_REVIEW_EXAMPLE, installExamples, MCP_EXAMPLE, readExample } from './examples.ts';
 
 const OUT_DIR = join(process.cwd(), 'docs', 'screenshots');
 
 const NEW_LEAD = readExample(EXAMPLES.newLead).name;
 const CALL_ENDED = readExample(EXAMPLES.callEnded).name;
+const MCP_TOOLS = readExample(MCP_EXAMPLE).name;
+const HUMAN_REVIEW = readExample(HUMAN_REVIEW_EXAMPLE).name;
 
 /** The running demo's URL when it answers and takes the demo login, else undefined. */
 async function runningDemo(): Promise<string | undefined> {
@@ -90,6 +92,14 @@ async function capture(url: string): Promise<void> {
 		await page.waitForTimeout(SETTLE_MS);
 		await picture(page, 'trigger-event-picker.png');
 		await page.keyboard.press('Escape');
+
+		// The MCP example: three tools behind the MCP Server Trigger, and the human review step on an agent's tool.
+		await openWorkflowByName(page, url, MCP_TOOLS);
+		await picture(page, 'mcp-campaign-tools.png');
+		await openWorkflowByName(page, url, HUMAN_REVIEW);
+		await picture(page, 'agent-human-review.png');
+		await openNode(page, 'Human Review');
+		await picture(page, 'agent-human-review-step.png');
 
 		// A new Get Campaign step run with Simplify (on for new nodes), then Update Campaign's webhook-flow list.
 		await newWorkflowWithManualTrigger(page, url);

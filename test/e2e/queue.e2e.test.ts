@@ -5,6 +5,8 @@
  */
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { DOWNSTREAM, FLOOD_TEST_TIMEOUT_MS, TRIGGER_FLOOD, countBy, floodTrigger, inPool, itemsOf, sendDelivery, settledExecutions, SECRET_HEADER, type TriggerFloodResult } from './harness/deliveries.ts';
+import { MCP_PATH, MCP_TEST_TOKEN, mcpCases, READY_TIMEOUT_MS } from './harness/mcp-cases.ts';
+import { connectMcp, MCP_TRANSPORTS, mcpUrl, postInitialize, postJsonRpc } from './harness/mcp.ts';
 import type { Execution } from './harness/n8n.ts';
 import { packageCases } from './harness/package-cases.ts';
 import { log, sleep } from './harness/process.ts';
@@ -116,5 +118,67 @@ describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) =>
 			expect(added.filter((execution) => itemsOf(execution, DOWNSTREAM).length > 0)).toEqual([]);
 			await n8n!.api.deleteWorkflow(result.workflowId);
 		}, FLOOD_TEST_TIMEOUT_MS);
+	});
+});
+
+describe.each(e2eVersions())('MCP tools in n8n %s in queue mode', (version) => {
+	let n8n: QueueN8nInstance | undefined;
+
+	mcpCases({
+		version,
+		start: async () => (n8n = await startQueueN8n({ version, readyTimeoutMs: READY_TIMEOUT_MS })),
+		transports: MCP_TRANSPORTS,
+		// As in a single process, 2.x records the failed call as a successful execution: the error is the tool's answer.
+		failedCallExecution: version.startsWith('1.') ? 'none' : 'success',
+		checkExecution: expectRanOnWorker,
+	});
+
+	it('/mcp is served by the main and the webhook process, not the worker; 1.x keeps a session in its process, 2.x shares it', async () => {
+		if (!n8n) throw new Error(`n8n ${version} did not start in queue mode`);
+		const { main, webhook } = n8n.processes;
+		const answers: Record<string, number> = {};
+		for (const server of Object.values(n8n.processes)) {
+			answers[server.role] = (await postInitialize(mcpUrl(server.url, MCP_PATH), { authorization: `Bearer ${MCP_TEST_TOKEN}` })).status;
+		}
+		log(`n8n ${version} queue mode: an MCP initialize on each process answered ${JSON.stringify(answers)}`);
+		expect(answers).toEqual({ main: 200, worker: 404, webhook: 200 });
+
+		// A session opened at one process, continued at another: what a load balancer without stickiness does.
+		const opened = await postInitialize(mcpUrl(webhook.url, MCP_PATH), { authorization: `Bearer ${MCP_TEST_TOKEN}` });
+		const sessionId = opened.headers.get('mcp-session-id') ?? '';
+		expect(sessionId).not.toBe('');
+		const auth = { authorization: `Bearer ${MCP_TEST_TOKEN}` };
+		const listTools = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+		const elsewhere = await postJsonRpc(mcpUrl(main.url, MCP_PATH), listTools, sessionId, auth);
+		const there = await postJsonRpc(mcpUrl(webhook.url, MCP_PATH), listTools, sessionId, auth);
+		log(`n8n ${version} queue mode: tools/list of a session opened at the webhook process: at the main HTTP ${elsewhere.status} ${elsewhere.body.slice(0, 200)}; at the webhook process HTTP ${there.status}`);
+		expect(there.status).toBe(200);
+		expect(there.body).toContain('Add_to_Campaign');
+		if (version.startsWith('1.')) {
+			// 1.x keeps a session in the process that opened it: another one does not know it.
+			expect(elsewhere.status).toBe(400);
+			expect(elsewhere.body).toContain('Server not initialized');
+		} else {
+			// 2.x shares sessions between its processes (through Redis): the main answers for the webhook's session.
+			expect(elsewhere.status).toBe(200);
+			expect(elsewhere.body).toContain('Add_to_Campaign');
+		}
+
+		const connection = await connectMcp(mcpUrl(main.url, MCP_PATH), 'streamable HTTP', MCP_TEST_TOKEN);
+		try {
+			const result = await connection.client.callTool({ name: 'Get_Campaign', arguments: {} });
+			expect(result.isError).toBeFalsy();
+		} finally {
+			await connection.close();
+		}
+		// Reported rather than asserted: where a call that came in through the main ran.
+		const newest = await n8n.api.publicApi<{ data: Array<{ id: string; status: string }> }>('GET', '/executions?limit=1');
+		const [execution] = newest.body.data;
+		const where = {
+			enqueuedByMain: await logShows(main, enqueued(execution.id), 3_000),
+			startedOnWorker: await logShows(n8n.processes.worker, workerStarted(execution.id), 3_000),
+		};
+		log(`n8n ${version} queue mode: a tool call through the main: execution ${execution.id} ${execution.status}, ${JSON.stringify(where)}`);
+		expect(execution.status).toBe('success');
 	});
 });

@@ -5,7 +5,8 @@
  *
  * The script, per request: while the conversation holds no tool result since the last user message, it
  * calls the offered tool (the one whose name matches `toolName`, else the first) with `toolArguments`,
- * keeping only the arguments the tool's schema declares; once a tool result is there, it answers with a
+ * keeping only the arguments the tool's schema declares (under `toolParameters` for a tool behind n8n's human
+ * review); once a tool result is there, it answers with a
  * final message quoting that result, so what the tool returned is visible in the agent's output too.
  */
 import { randomUUID } from 'node:crypto';
@@ -150,9 +151,17 @@ function nextTurn(chat: NonNullable<ModelRequest['chat']>, options: ModelStubOpt
 		const offered = tools.map((each) => each.function.name).join(', ') || 'none';
 		return { text: `No tool to call (offered: ${offered})` };
 	}
-	const declared = Object.keys(tool.function.parameters?.properties ?? {});
-	const args = Object.fromEntries(Object.entries(options.toolArguments).filter(([name]) => declared.includes(name)));
-	return { toolCall: { name: tool.function.name, arguments: args } };
+	const properties = tool.function.parameters?.properties ?? {};
+	// A tool behind n8n's human review (2.x) takes its own arguments under `toolParameters`, beside the review's.
+	if ('toolParameters' in properties && 'hitlParameters' in properties) {
+		const inner = (properties.toolParameters as { properties?: Record<string, unknown> }).properties ?? {};
+		return { toolCall: { name: tool.function.name, arguments: { toolParameters: declaredArguments(options, inner), hitlParameters: {} } } };
+	}
+	return { toolCall: { name: tool.function.name, arguments: declaredArguments(options, properties) } };
+}
+
+function declaredArguments(options: ModelStubOptions, properties: Record<string, unknown>): Record<string, unknown> {
+	return Object.fromEntries(Object.entries(options.toolArguments).filter(([name]) => name in properties));
 }
 
 function contentText(content: unknown): string {

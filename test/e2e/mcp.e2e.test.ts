@@ -1,0 +1,18 @@
+/**
+ * The action node as tools behind n8n's MCP Server Trigger, reached with the official MCP client SDK
+ * (harness/mcp.ts, harness/mcp-cases.ts): the example workflow examples/mcp-campaign-tools.json with
+ * Add to Campaign, Get Contact and Get Campaign, on each n8n line over each transport its trigger offers.
+ */
+import { mcpCases, READY_TIMEOUT_MS } from './harness/mcp-cases.ts';
+import { MCP_TRANSPORTS } from './harness/mcp.ts';
+import { startN8n } from './harness/n8n.ts';
+import { e2eVersions } from './harness/runtime.ts';
+
+describe.each(e2eVersions())("the action node as MCP tools behind n8n's MCP Server Trigger in n8n %s", (version) => {
+	mcpCases({
+		version,
+		start: () => startN8n({ version, withPackage: true, readyTimeoutMs: READY_TIMEOUT_MS }),
+		transports: MCP_TRANSPORTS,
+		failedCallExecution: version.startsWith('1.') ? 'none' : 'success',
+	});
+});
