@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { DEMO_CREDENTIAL_NAME, EXAMPLES, loadExample, readExample } from '../../scripts/examples.ts';
+import { DEMO_CREDENTIAL_NAME, EXAMPLES, HUMAN_REVIEW_EXAMPLE, MCP_EXAMPLE, loadExample, readExample } from '../../scripts/examples.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { executionError, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
@@ -64,10 +64,12 @@ describe('the example files', () => {
 	it("use the newest version of each of the package's nodes, and between them show every node", () => {
 		const newest = newestNodeVersions();
 		expect([...newest.keys()].sort()).toEqual([ACTION_NODE_TYPE, TRIGGER_NODE_TYPE].sort());
-		const used = Object.values(EXAMPLES).flatMap((file) =>
+		// An AI tool's type is the action node's with "Tool" appended; it shares the action node's versions.
+		const nodeTypeOf = (type: string) => (newest.has(type.replace(/Tool$/, '')) ? type.replace(/Tool$/, '') : type);
+		const used = [...Object.values(EXAMPLES), MCP_EXAMPLE, HUMAN_REVIEW_EXAMPLE].flatMap((file) =>
 			readExample(file)
-				.nodes.filter((each) => newest.has(each.type))
-				.map((each) => ({ file, node: each.name, type: each.type, typeVersion: each.typeVersion })),
+				.nodes.filter((each) => newest.has(nodeTypeOf(each.type)))
+				.map((each) => ({ file, node: each.name, type: nodeTypeOf(each.type), typeVersion: each.typeVersion })),
 		);
 		expect(used).toEqual(used.map((each) => ({ ...each, typeVersion: newest.get(each.type) })));
 		expect(new Set(used.map((each) => each.type))).toEqual(new Set(newest.keys()));
