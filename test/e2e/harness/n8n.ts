@@ -3,6 +3,7 @@
  * public API (and, where the public API has no equivalent, over the REST API the editor uses).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installPackage } from './package.ts';
@@ -361,6 +362,23 @@ async function httpCall<T>(address: string, method: string, headers: Record<stri
 	}
 }
 
+/**
+ * A GET on a connection of its own. n8n leaves the connection that served a large, slow `/types/*.json`
+ * answer in a state fetch's pool notices only on the next request sent over it, which then fails with
+ * "other side closed" (seen on 1.123.81 under load): these answers never go through the shared pool.
+ */
+async function getOnOwnConnection<T>(address: string, headers: Record<string, string>): Promise<ApiResponse<T>> {
+	return await new Promise((resolve, reject) => {
+		const request = httpGet(address, { agent: false, headers, signal: AbortSignal.timeout(300_000) }, (response) => {
+			const chunks: Buffer[] = [];
+			response.on('data', (chunk: Buffer) => chunks.push(chunk));
+			response.on('end', () => resolve({ status: response.statusCode ?? 0, body: parseBody(Buffer.concat(chunks).toString('utf8')) as T }));
+			response.on('error', reject);
+		});
+		request.on('error', reject);
+	});
+}
+
 /** How long a call waits out n8n's "Database is not ready!" (its database ping timed out: a busy machine). */
 const DATABASE_NOT_READY_WAIT_MS = 60_000;
 
@@ -466,10 +484,10 @@ function createApi(context: { url: string; webhookUrl: string; cookie: string; a
 			return await httpCall(`${webhookUrl}webhook/${path}`, method, options.headers ?? {}, sendsBody ? body : undefined);
 		},
 		async nodeTypes() {
-			return okBody('GET /types/nodes.json', await httpCall(`${url}types/nodes.json`, 'GET', session));
+			return okBody('GET /types/nodes.json', await getOnOwnConnection(`${url}types/nodes.json`, session));
 		},
 		async credentialTypes() {
-			return okBody('GET /types/credentials.json', await httpCall(`${url}types/credentials.json`, 'GET', session));
+			return okBody('GET /types/credentials.json', await getOnOwnConnection(`${url}types/credentials.json`, session));
 		},
 		publicApi,
 		rest,
