@@ -184,9 +184,9 @@ export function mcpCases<T extends N8nInstance>(options: McpCaseOptions<T>): voi
 			log(`n8n ${options.version}: the example's tool descriptions: ${JSON.stringify(example, null, 1)}`);
 
 			expect(automatic).toEqual({
-				[TOOL_NAMES.addToCampaign]: 'Add contacts to a campaign in Campaign Calling',
-				[TOOL_NAMES.getContact]: 'Get a contact in Campaign Calling',
-				[TOOL_NAMES.getCampaign]: 'Get a campaign in Campaign Calling',
+				[TOOL_NAMES.addToCampaign]: 'Add contacts to campaign in Campaign Calling',
+				[TOOL_NAMES.getContact]: 'Get contact in Campaign Calling',
+				[TOOL_NAMES.getCampaign]: 'Get campaign in Campaign Calling',
 			});
 			expect(example[TOOL_NAMES.addToCampaign]).toMatch(/billed phone calls/);
 			expect(example[TOOL_NAMES.getContact]).toMatch(/Read-only and free/);
