@@ -60,10 +60,11 @@ describe.each(e2eVersions())('Community Nodes in queue mode, n8n %s', (version) 
 		const installed = await communityPackages(n8n).install(PACKAGE_NAME);
 		if (version === '1.123.81') {
 			// n8n 1.x on Postgres stores a node's latest version in an integer column (installed_nodes.latestVersion;
-			// 2.x changed it): the action node's version 1.1 makes the install fail. Users of 1.x on Postgres install by hand.
+			// 2.x changed it): the action node's newest version (not a whole number) makes the install fail. Users of
+			// 1.x on Postgres install by hand.
 			log(`n8n ${version} queue mode (Postgres): the install answers ${installed.status} ${JSON.stringify(installed.body).slice(0, 300)}`);
 			expect([installed.status, JSON.stringify(installed.body)]).toEqual([500, expect.stringContaining('Failed to save installed package')]);
-			expect(n8n.logs()).toContain('invalid input syntax for type integer: \\"1.1\\"');
+			expect(n8n.logs()).toMatch(/invalid input syntax for type integer: \\"1\.\d+\\"/);
 			return;
 		}
 		expect(installed.status).toBe(200);

@@ -5,6 +5,7 @@
  * suite (queue.e2e): call it inside a describe block.
  */
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
+import { settledExecutions } from './deliveries.ts';
 import { executionError, nodeOutput, type Execution, type N8nInstance } from './n8n.ts';
 import {
 	CREDENTIAL_TYPE,
@@ -282,10 +283,17 @@ export function packageCases<T extends N8nInstance>(options: PackageCaseOptions<
 				}
 
 				await simulator.deliverEvent('call.ended', { event_id: 'event-2' });
-				const executions = await n8n.api.waitForExecutions(workflow.id, 2);
-				await options.checkExecution?.(n8n, executions[1]);
-				expect(executions.map((each) => nodeOutput(each, TRIGGER_NODE_NAME)[0].event_id)).toEqual(['event-1', 'event-2']);
-				expect(await n8n.api.listExecutions(workflow.id)).toHaveLength(2);
+				// A process that did not record the key itself (queue mode's webhook process and main: the
+				// worker records it) starts a short execution in which the trigger finds the key in n8n's
+				// store and passes nothing on. So: events in exactly two executions, and no other passes any on.
+				const executions = await settledExecutions(n8n, workflow.id, 120_000);
+				const passedOn = executions
+					.filter((each) => nodeOutput(each, TRIGGER_NODE_NAME).length > 0)
+					.sort((a, b) => Number(a.id) - Number(b.id));
+				expect(passedOn.map((each) => nodeOutput(each, TRIGGER_NODE_NAME).map((item) => item.event_id))).toEqual([['event-1'], ['event-2']]);
+				await options.checkExecution?.(n8n, passedOn[1]);
+				expect(executions.filter((each) => each.status !== 'success')).toEqual([]);
+				expect(executions.length).toBeLessThanOrEqual(2 + 2);
 			} finally {
 				await n8n.api.deleteWorkflow(workflow.id);
 			}
