@@ -220,7 +220,7 @@ export class CampaignCallingTrigger implements INodeType {
 		let passed = selected.map((event) => ({ ...event, key: undefined as string | undefined }));
 		if (checkRepeats && selected.length > 0) {
 			const path = repeatKeyPath.call(this, options);
-			const trigger = triggerKey(this.getWorkflow().id, this.getNode().id);
+			const trigger = thisTrigger.call(this);
 			passed = selected
 				.map((event) => ({ ...event, key: repeatKeyHash(event.entry, path, event.eventType) }))
 				.filter(({ key }) => key === undefined || !isRecordedRepeat(trigger, key));
@@ -258,7 +258,7 @@ export class CampaignCallingTrigger implements INodeType {
 			repeats = await checkAndRecordKeys(
 				async (hashes) =>
 					await this.helpers.checkProcessedAndRecord(hashes, 'node', { mode: 'entries', maxEntries: REMEMBERED_KEYS }),
-				triggerKey(this.getWorkflow().id, this.getNode().id),
+				thisTrigger.call(this),
 				handovers.map((handover) => handover?.key),
 			);
 		}
@@ -288,7 +288,7 @@ function acknowledgement(received: number, accepted: number, repeats: number | u
 	return answer;
 }
 
-function thisTrigger(this: IHookFunctions): string {
+function thisTrigger(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
 	return triggerKey(this.getWorkflow().id, this.getNode().id);
 }
 
