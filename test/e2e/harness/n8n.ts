@@ -240,7 +240,9 @@ export async function n8nEnv(runtime: N8nRuntime, options: N8nEnvOptions): Promi
 
 /** Spawns `n8n <command>` in its own process group (stop() ends its task runners too), output in logFile. */
 export function spawnN8n(runtime: N8nRuntime, command: N8nCommand, env: NodeJS.ProcessEnv, logFile: string, label: string): LoggedProcess {
-	return spawnLogged({ label, command: runtime.nodeBinary, args: [N8N_ENTRY, command], cwd: runtime.dir, env, logFile });
+	// SIGKILL only once n8n's own shutdown (running executions finished, or its grace period over) had its chance.
+	const stopGraceMs = (Number(env.N8N_GRACEFUL_SHUTDOWN_TIMEOUT ?? 30) + 15) * 1000;
+	return spawnLogged({ label, command: runtime.nodeBinary, args: [N8N_ENTRY, command], cwd: runtime.dir, env, logFile, stopGraceMs });
 }
 
 /**

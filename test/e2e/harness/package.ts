@@ -57,10 +57,11 @@ export function unpackTarball(tarball: string, dir: string): void {
 }
 
 /**
- * Packs the package at `packageRoot` (the repo by default; it must be built) and installs it into
- * `userFolder`, before n8n starts there. Throws when the packed tree is not loadable by n8n.
+ * Packs the package at `packageRoot` (it must be built) and installs it into `userFolder`, before n8n
+ * starts there. The default is the repo, or E2E_PACKAGE_ROOT: another checkout's build, so the same
+ * tests measure an earlier version of the code. Throws when the packed tree is not loadable by n8n.
  */
-export async function installPackage(userFolder: string, packageRoot = process.cwd()): Promise<InstalledPackage> {
+export async function installPackage(userFolder: string, packageRoot = process.env.E2E_PACKAGE_ROOT ?? process.cwd()): Promise<InstalledPackage> {
 	const manifest = readManifest(join(packageRoot, 'package.json'));
 	assertBuilt(packageRoot, manifest);
 
