@@ -35,6 +35,8 @@ export interface RunOptions {
 	onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
 	/** The node's typeVersion as a saved workflow holds it; 1 unless given. */
 	typeVersion?: number;
+	/** The node's Settings → Retry On Fail. */
+	retryOnFail?: boolean;
 }
 
 const credentialType = new CampaignCallingApi();
@@ -75,7 +77,7 @@ export function nodeTypesFor(nodeType: INodeType): INodeTypes {
 }
 
 /** Builds n8n's real ExecuteContext for the action node over the given items. */
-export function executeContextFor(options: RunOptions): { context: ExecuteContext; node: INode; nodeType: CampaignCalling } {
+export function executeContextFor(options: RunOptions): { context: ExecuteContext; node: INode; nodeType: CampaignCalling; workflow: Workflow } {
 	const nodeType = new CampaignCalling();
 	const node: INode = {
 		id: 'node-under-test',
@@ -87,6 +89,7 @@ export function executeContextFor(options: RunOptions): { context: ExecuteContex
 		credentials: { campaignCallingApi: { id: 'credential-1', name: 'Campaign Calling account' } },
 		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
 		...(options.onError ? { onError: options.onError } : {}),
+		...(options.retryOnFail ? { retryOnFail: true } : {}),
 	};
 	const workflow = new Workflow({
 		id: 'workflow-under-test',
@@ -109,7 +112,33 @@ export function executeContextFor(options: RunOptions): { context: ExecuteContex
 		{ node, data: { main: [items] }, source: null },
 		[],
 	);
-	return { context, node, nodeType };
+	return { context, node, nodeType, workflow };
+}
+
+/**
+ * The tries of one run of the action node, as n8n's Retry On Fail makes them: each call runs the node in
+ * a new ExecuteContext over the same execute data object, and returns its single output.
+ */
+export function triesOf(options: RunOptions): () => Promise<INodeExecutionData[]> {
+	const { context, node, nodeType, workflow } = executeContextFor(options);
+	const executeData = context.getExecuteData();
+	const items = executeData.data.main[0] ?? [];
+	return async () => {
+		const tryContext = new ExecuteContext(
+			workflow,
+			node,
+			additionalDataFor(options.credentials),
+			'manual',
+			createRunExecutionData(),
+			0,
+			items,
+			{ main: [items] },
+			executeData,
+			[],
+		);
+		const [output] = await nodeType.execute.call(tryContext);
+		return output;
+	};
 }
 
 /** Runs the action node once and returns its single output. */

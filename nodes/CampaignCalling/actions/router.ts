@@ -8,6 +8,7 @@ import { tuneRequests } from '../../shared/transport';
 import { ParameterReader } from './shared/parameters';
 import { readRequestTuning } from './shared/requestOptions';
 import { InvalidInputError } from '../../shared/validation';
+import { sendOnceFor } from './sentRecord';
 import type { BatchedOperation, BatchShare, PerItemOperation } from './types';
 import * as webhookFlow from './webhookFlow';
 import * as webhookModule from './webhookModule';
@@ -155,10 +156,11 @@ async function runPerItem(
 			failures.failItem(i, error);
 		}
 	}
+	const sendOnce = sendOnceFor(this, operation.createsOnEachSend === true);
 	for (let i = 0; i < itemCount; i++) {
 		if (results[i]) continue;
 		try {
-			const answer = await operation.send.call(this, prepared[i], i);
+			const answer = await sendOnce(`item ${i}`, prepared[i], async () => await operation.send.call(this, prepared[i], i));
 			results[i] = { output: Array.isArray(answer) ? answer : [answer] };
 		} catch (error) {
 			failures.failItem(i, error);
@@ -217,9 +219,14 @@ async function runBatched(
 		for (const owner of new Set(batch.owners)) batchNumbers[owner].push(batch.number);
 	}
 
+	const sendOnce = sendOnceFor(this, operation.createsOnEachSend === true);
 	const sendOne = async (batch: Batch<unknown>) => {
 		try {
-			const batchAnswers = await operation.sendBatch.call(this, batch.batchKey, batch.units, batch.owners[0]);
+			const batchAnswers = await sendOnce(
+				`batch ${batch.number}`,
+				[batch.batchKey, batch.units],
+				async () => await operation.sendBatch.call(this, batch.batchKey, batch.units, batch.owners[0]),
+			);
 			batch.owners.forEach((owner, index) => {
 				answers[owner][batch.positions[index]] = batchAnswers[index];
 			});

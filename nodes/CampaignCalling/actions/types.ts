@@ -13,6 +13,11 @@ import type { ParameterReader } from './shared/parameters';
  */
 export interface PerItemOperation<Prepared> {
 	kind: 'perItem';
+	/**
+	 * Each send creates something at the service (a contact that will be called, a module). Under Retry
+	 * On Fail the router sends such work at most once per run of the node (see sentRecord.ts).
+	 */
+	createsOnEachSend?: true;
 	prepare(this: IExecuteFunctions, itemIndex: number, params: ParameterReader): Prepared;
 	send(this: IExecuteFunctions, prepared: Prepared, itemIndex: number): Promise<IDataObject | IDataObject[]>;
 }
@@ -31,6 +36,11 @@ export interface BatchShare<Unit> {
  */
 export interface BatchedOperation<Unit> {
 	kind: 'batched';
+	/**
+	 * Each send creates something at the service (a contact that will be called, a module). Under Retry
+	 * On Fail the router sends such work at most once per run of the node (see sentRecord.ts).
+	 */
+	createsOnEachSend?: true;
 	prepare(this: IExecuteFunctions, itemIndex: number, params: ParameterReader): BatchShare<Unit>;
 	batching(this: IExecuteFunctions, params: ParameterReader): { batchSize: number; parallelRequests: number };
 	/**

@@ -156,6 +156,7 @@ export const description = forOperation('contact', 'addToCampaign', properties);
 
 export const operation: BatchedOperation<ContactInput> = {
 	kind: 'batched',
+	createsOnEachSend: true,
 
 	prepare(itemIndex, params): BatchShare<ContactInput> {
 		const mode = params.get<InputMode>('inputMode', itemIndex, 'fields');

@@ -32,6 +32,7 @@ const integrationTypeValues = new Set(INTEGRATION_TYPES.map((option) => option.v
 
 export const operation: PerItemOperation<PreparedIntegration> = {
 	kind: 'perItem',
+	createsOnEachSend: true,
 
 	prepare(itemIndex, params) {
 		const type = params.get<unknown>('integrationType', itemIndex);

@@ -32,6 +32,7 @@ interface PreparedWebhookModule {
 
 export const operation: PerItemOperation<PreparedWebhookModule> = {
 	kind: 'perItem',
+	createsOnEachSend: true,
 
 	prepare(itemIndex, params) {
 		const eventType = params.get<unknown>('eventType', itemIndex);

@@ -1,7 +1,7 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { packBatches, runWithLimit } from '../../../../nodes/CampaignCalling/actions/router';
-import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
+import { runActionNode, runActionNodeExpectingError, triesOf } from '../../../helpers/n8nContext.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../helpers/kit.ts';
 
 const sim = useSimulator();
@@ -432,6 +432,99 @@ describe('router: error items by node version and On Error mode', () => {
 		});
 		expect(error.message).toBe('Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]');
 		expect(sim.requests()).toHaveLength(0);
+	});
+});
+
+describe('router: Retry On Fail (n8n runs the node again; what succeeded is not sent again)', () => {
+	const TRIES = 3;
+	/** Runs the node TRIES times over one run's execute data, as n8n does; returns each try's output or error. */
+	async function runTries(options: Parameters<typeof triesOf>[0]) {
+		const runTry = triesOf({ retryOnFail: true, ...options });
+		const outcomes: Array<INodeExecutionData[] | Error> = [];
+		for (let i = 0; i < TRIES; i++) outcomes.push(await runTry().catch((error: Error) => error));
+		return outcomes;
+	}
+	const posts = () => sim.requests('/compaign/').length;
+	const addedLeads = () => [...sim.simulator.state.contacts.values()].filter((contact) => contact.lastname === 'Doe').length;
+
+	it('a refused batch is sent again on each try; the batches that went through are not', async () => {
+		const items = leads(25);
+		// Too short for the service (at least 7 digits): batch 0 (items 0-9) is refused on every try.
+		items[2].json.phone = '+12345';
+		const outcomes = await runTries({
+			credentials: sim.credentials(),
+			items,
+			parameters: withoutRetries(addContacts({ options: { batchSize: 10 } })),
+			continueOnFail: true,
+		});
+		// Try 1 sends batches 0, 1, 2; tries 2 and 3 send batch 0 only.
+		expect(posts()).toBe(3 + (TRIES - 1));
+		expect(addedLeads()).toBe(15);
+		// Every try gives the output one run without retries gives: the same items, pairing and errors.
+		const [first, ...later] = outcomes as INodeExecutionData[][];
+		for (const output of later) expect(output).toEqual(first);
+		expectPairedOncePerItem(first, 25);
+		expect(first.slice(0, 10).every((item) => typeof item.json.error === 'string')).toBe(true);
+		expect(first.slice(10).map((item) => item.json.batch)).toEqual([...Array(10).fill(1), ...Array(5).fill(2)]);
+	});
+
+	it('an invalid item 0 (the error item n8n retries on) sends the other items\' batches once', async () => {
+		const items = leads(25);
+		items[0].json.phone = 'not a phone';
+		const outcomes = await runTries({
+			credentials: sim.credentials(),
+			items,
+			parameters: withoutRetries(addContacts({ options: { batchSize: 10 } })),
+			continueOnFail: true,
+		});
+		expect(posts()).toBe(3);
+		expect(addedLeads()).toBe(24);
+		const [first, ...later] = outcomes as INodeExecutionData[][];
+		for (const output of later) expect(output).toEqual(first);
+		expect(first[0].json.error).toEqual(expect.stringContaining('[item 0]'));
+	});
+
+	it('without Continue On Fail, a try after the node stopped sends only from the refused batch on', async () => {
+		const items = leads(25);
+		items[12].json.phone = '+12345';
+		const outcomes = await runTries({ credentials: sim.credentials(), items, parameters: withoutRetries(addContacts({ options: { batchSize: 10 } })) });
+		expect(outcomes.every((outcome) => outcome instanceof Error)).toBe(true);
+		// Batch 0 once; batch 1, refused, on each try; batch 2 never (each try stops at batch 1).
+		expect(posts()).toBe(1 + TRIES);
+		expect(addedLeads()).toBe(10);
+	});
+
+	it('Create Webhook Module: each item that created its module is not sent again', async () => {
+		const modules = () => sim.simulator.state.webhookModules.size;
+		const before = modules();
+		const outcomes = await runTries({
+			credentials: sim.credentials(),
+			items: [{ json: { event: 'no.such.event' } }, { json: { event: 'call.ended' } }, { json: { event: 'call.started' } }],
+			parameters: withoutRetries({ resource: 'webhookModule', operation: 'create', eventType: '={{ $json.event }}', url: 'https://crm.example.com/events' }),
+			continueOnFail: true,
+		});
+		expect(sim.requests('/v1/modules/webhook')).toHaveLength(2);
+		expect(modules() - before).toBe(2);
+		const [first, ...later] = outcomes as INodeExecutionData[][];
+		for (const output of later) expect(output).toEqual(first);
+	});
+
+	it('separate runs of the node (another execution) send again', async () => {
+		const options = { credentials: sim.credentials(), items: leads(3), parameters: withoutRetries(addContacts()), continueOnFail: true };
+		await triesOf({ retryOnFail: true, ...options })();
+		await triesOf({ retryOnFail: true, ...options })();
+		expect(posts()).toBe(2);
+	});
+
+	it('reads, and runs without Retry On Fail, send on every try as before', async () => {
+		const getContact = withoutRetries({ resource: 'contact', operation: 'get', contactId: '={{ $json.id }}' });
+		const readTry = triesOf({ credentials: sim.credentials(), items: [{ json: { id: 'not-a-uuid' } }, { json: { id: DEMO.completedContactId } }], parameters: getContact, continueOnFail: true, retryOnFail: true });
+		for (let i = 0; i < TRIES; i++) await readTry();
+		expect(sim.requests('/contacts/')).toHaveLength(TRIES);
+
+		const writeTry = triesOf({ credentials: sim.credentials(), items: leads(3), parameters: withoutRetries(addContacts()), continueOnFail: true });
+		for (let i = 0; i < TRIES; i++) await writeTry();
+		expect(posts()).toBe(TRIES);
 	});
 });
 

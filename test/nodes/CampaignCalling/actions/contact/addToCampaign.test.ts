@@ -1,4 +1,4 @@
-import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
+import { runActionNode, runActionNodeExpectingError, triesOf } from '../../../../helpers/n8nContext.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 
 const sim = useSimulator();
@@ -340,5 +340,38 @@ describe('Contact → Add to Campaign, Max Contacts per Run', () => {
 		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), items: [{ json: {} }], parameters: jsonMode(three, -1) });
 		expect(error.message).toMatch(/^Max Contacts per Run must be a whole number from 0 to \d+, got -1/);
 		expect(sim.requests()).toHaveLength(0);
+	});
+});
+
+describe('Contact → Add to Campaign under Retry On Fail', () => {
+	it('JSON mode: of the batches an item\'s contacts span, only the refused one is sent on each later try', async () => {
+		const contact = (name: string, phone = '+14155550100') => ({ firstname: name, lastname: 'Doe', phone_number: phone, metadata: { source: 'crm' } });
+		// Batch size 2: [Ada, Bob], [Cy (too short for the service), Dee], [Eve]; batch 1 fails items 0 and 1.
+		const items = [{ json: { contacts: [contact('Ada'), contact('Bob'), contact('Cy', '+12345')] } }, { json: { contacts: [contact('Dee'), contact('Eve')] } }];
+		const runTry = triesOf({
+			credentials: sim.credentials(),
+			items,
+			parameters: withoutRetries({
+				resource: 'contact',
+				operation: 'addToCampaign',
+				campaignId: DEMO.campaignId,
+				inputMode: 'json',
+				contactsJson: '={{ $json.contacts }}',
+				options: { batchSize: 2 },
+			}),
+			continueOnFail: true,
+			retryOnFail: true,
+		});
+		const outputs = [await runTry(), await runTry(), await runTry()];
+		expect(sim.requests('/compaign/').map((request) => (request.body as Array<{ firstname: string }>).map((sent) => sent.firstname))).toEqual([
+			['Ada', 'Bob'],
+			['Cy', 'Dee'],
+			['Eve'],
+			['Cy', 'Dee'],
+			['Cy', 'Dee'],
+		]);
+		expect(outputs[1]).toEqual(outputs[0]);
+		expect(outputs[2]).toEqual(outputs[0]);
+		expect(outputs[0].map((item) => item.json.error)).toEqual([expect.stringMatching(/^Add Contacts failed/), expect.stringMatching(/^Add Contacts failed/)]);
 	});
 });

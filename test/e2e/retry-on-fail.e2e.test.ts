@@ -1,0 +1,185 @@
+/**
+ * Retry On Fail inside real n8n against the simulator. n8n runs the whole node again when it throws or,
+ * under Continue On Fail, when its first output item carries `error`; each try must not send again what
+ * an earlier try of the same run already did. Counts: the POSTs the simulator received and the contacts
+ * or modules it holds afterwards, per On Error mode.
+ */
+import { CampaignCalling } from '../../nodes/CampaignCalling/CampaignCalling.node';
+import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
+import { startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
+import { e2eVersions } from './harness/runtime.ts';
+import {
+	CREDENTIAL_TYPE,
+	campaignCallingNode,
+	node,
+	splitOutNode,
+	webhookDriven,
+	type ActionNodeVersion,
+	type Connections,
+	type CredentialRef,
+	type WorkflowNode,
+} from './harness/workflows.ts';
+
+type OnError = 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+const ACTION = 'Campaign Calling';
+/** What new nodes get. */
+const NEW_NODE_VERSION = new CampaignCalling().description.defaultVersion as ActionNodeVersion;
+const MAX_TRIES = 3;
+
+/** The node's Settings → Retry On Fail, as a saved workflow holds it. */
+type RetryingNode = WorkflowNode & { retryOnFail: boolean; maxTries: number; waitBetweenTries: number };
+
+interface Counts {
+	status: string;
+	/** items per output of the action node */
+	outputs: number[];
+	posts: number;
+	/** records the simulator holds that the run added (contacts, or webhook modules) */
+	added: number;
+}
+
+describe.each(e2eVersions())('Retry On Fail in n8n %s', (version) => {
+	let n8n: N8nInstance;
+	let simulator: Simulator;
+	let credential: CredentialRef;
+	let counter = 0;
+	const lines: string[] = [];
+
+	beforeAll(async () => {
+		simulator = await startSimulator();
+		// A generous wait for readiness: the machine is shared with other n8n instances.
+		n8n = await startN8n({ version, withPackage: true, readyTimeoutMs: 300_000 });
+		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
+			baseUrl: `${simulator.url}/`,
+			apiKey: DEMO.apiKey,
+		});
+		credential = { id: created.id, name: created.name };
+	});
+
+	afterAll(async () => {
+		console.log(`n8n ${version}, Retry On Fail (Max Tries ${MAX_TRIES}): status; items per output; POSTs received; records added:\n${lines.join('\n')}`);
+		await n8n?.stop();
+		await simulator?.close();
+	});
+
+	/** Webhook → Split Out (body.items) → the action node with Retry On Fail; runs once and returns the execution. */
+	async function run(parameters: Record<string, unknown>, items: unknown[], onError: OnError): Promise<Execution> {
+		const path = `retry-on-fail-${++counter}`;
+		const action: RetryingNode = {
+			...campaignCallingNode(ACTION, parameters, credential, NEW_NODE_VERSION),
+			onError,
+			retryOnFail: true,
+			maxTries: MAX_TRIES,
+			waitBetweenTries: 10,
+		};
+		const sent = node('Sent', 'n8n-nodes-base.noOp', 1, {});
+		const failed = node('Failed', 'n8n-nodes-base.noOp', 1, {});
+		const outputs = [[{ node: 'Sent', type: 'main' as const, index: 0 }]];
+		if (onError === 'continueErrorOutput') outputs.push([{ node: 'Failed', type: 'main' as const, index: 0 }]);
+		const connections: Connections = {
+			Items: { main: [[{ node: ACTION, type: 'main', index: 0 }]] },
+			[ACTION]: { main: outputs },
+		};
+		const workflow = await n8n.api.createWorkflow(webhookDriven(path, [splitOutNode('Items', 'body.items'), action, sent, failed], connections));
+		try {
+			await n8n.api.activate(workflow.id);
+			await n8n.api.callWebhook(path, { items });
+			const [execution] = await n8n.api.waitForExecutions(workflow.id, 1);
+			return execution;
+		} finally {
+			await n8n.api.deleteWorkflow(workflow.id);
+		}
+	}
+
+	/** Runs the case from a freshly seeded simulator; records and returns what n8n and the simulator saw. */
+	async function count(label: string, parameters: Record<string, unknown>, items: unknown[], onError: OnError, held: () => number): Promise<Counts> {
+		simulator.reset();
+		const before = held();
+		const execution = await run(parameters, items, onError);
+		const main = (execution.data?.resultData.runData[ACTION]?.[0]?.data?.main ?? []) as Array<unknown[] | null>;
+		const counts: Counts = {
+			status: execution.status,
+			outputs: main.map((output) => output?.length ?? 0),
+			posts: simulator.requests.filter((request) => request.method === 'POST').length,
+			added: held() - before,
+		};
+		lines.push(`  ${label}, ${onError}: ${counts.status}; outputs [${counts.outputs.join(' / ')}]; ${counts.posts} POSTs; ${counts.added} added`);
+		return counts;
+	}
+
+	/** The case under both Continue modes, each run before either is checked, so every count is printed. */
+	async function eachContinueMode(label: string, parameters: Record<string, unknown>, items: unknown[], held: () => number) {
+		return {
+			continueRegularOutput: await count(label, parameters, items, 'continueRegularOutput', held),
+			continueErrorOutput: await count(label, parameters, items, 'continueErrorOutput', held),
+		};
+	}
+
+	const contactsHeld = () => simulator.state.contacts.size;
+	const modulesHeld = () => simulator.state.webhookModules.size;
+
+	const addContacts = {
+		resource: 'contact',
+		operation: 'addToCampaign',
+		campaignId: DEMO.campaignId,
+		firstName: '={{ $json.first }}',
+		lastName: '={{ $json.last }}',
+		phoneNumber: '={{ $json.phone }}',
+		options: { batchSize: 10 },
+		requestOptions: { maxRetries: 0 },
+	};
+	const leads = (count: number) =>
+		Array.from({ length: count }, (_, i) => ({ first: `Lead${i}`, last: 'Doe', phone: `+1415555${String(i).padStart(4, '0')}` }));
+
+	it('Add Contacts, item 0 invalid: the 24 good leads go out once, in 3 batches, not once per try', async () => {
+		const items = leads(25);
+		items[0].phone = 'not a phone';
+		// Item 0 fails before any request, and its error item comes first, so n8n tries the node 3 times.
+		expect(await eachContinueMode('Add Contacts, item 0 invalid', addContacts, items, contactsHeld)).toEqual({
+			continueRegularOutput: { status: 'success', outputs: [25], posts: 3, added: 24 },
+			continueErrorOutput: { status: 'success', outputs: [24, 1], posts: 3, added: 24 },
+		});
+	});
+
+	it('Add Contacts, first batch refused: only the refused batch is sent again, on each of the 3 tries', async () => {
+		const items = leads(25);
+		// Five digits pass the node's check but not the service's (at least 7): batch 0 (items 0-9) is refused whole.
+		items[2].phone = '+12345';
+		// Try 1 sends batches 0, 1 and 2; tries 2 and 3 send batch 0 only: 5 POSTs, the 15 leads of batches 1 and 2 added once.
+		expect(await eachContinueMode('Add Contacts, batch 0 refused', addContacts, items, contactsHeld)).toEqual({
+			continueRegularOutput: { status: 'success', outputs: [25], posts: 5, added: 15 },
+			continueErrorOutput: { status: 'success', outputs: [15, 10], posts: 5, added: 15 },
+		});
+	});
+
+	it('Add Contacts, Retry On Fail alone: a try after the node stopped does not send again the batch that went through', async () => {
+		const items = leads(25);
+		items[12].phone = '+12345';
+		// Each try: batch 0 (only on try 1), then batch 1, refused, stops the node before batch 2.
+		expect(await count('Add Contacts, batch 1 refused', addContacts, items, 'stopWorkflow', contactsHeld)).toEqual({
+			status: 'error',
+			outputs: [],
+			posts: 1 + MAX_TRIES,
+			added: 10,
+		});
+	});
+
+	it('Create Webhook Module, item 0 invalid: each good item creates its module once', async () => {
+		const createModule = {
+			resource: 'webhookModule',
+			operation: 'create',
+			eventType: '={{ $json.event }}',
+			url: '={{ $json.url }}',
+			requestOptions: { maxRetries: 0 },
+		};
+		const items = [
+			{ event: 'no.such.event', url: 'https://crm.example.com/0' },
+			{ event: 'call.ended', url: 'https://crm.example.com/1' },
+			{ event: 'call.started', url: 'https://crm.example.com/2' },
+		];
+		expect(await eachContinueMode('Create Webhook Module, item 0 invalid', createModule, items, modulesHeld)).toEqual({
+			continueRegularOutput: { status: 'success', outputs: [3], posts: 2, added: 2 },
+			continueErrorOutput: { status: 'success', outputs: [2, 1], posts: 2, added: 2 },
+		});
+	});
+});
