@@ -113,7 +113,7 @@ describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a loc
 	const listedPackageTypes = async () => [...(await nodeTypeNames(n8n))].filter((name) => name.startsWith(`${PACKAGE_NAME}.`)).sort();
 	const moduleCreations = () => simulator.requests.filter((request) => request.method === 'POST' && request.path.startsWith('/v1/modules/'));
 
-	/** The saved action workflow, called through its Webhook: Get Campaign at node version 1 and at 1.1. */
+	/** The saved action workflow, called through its Webhook: Get Campaign at node version 1 and at 2. */
 	async function runAction(): Promise<{ status: number; body: unknown }> {
 		return await n8n.api.callWebhook(ACTION_PATH, {});
 	}
@@ -142,7 +142,11 @@ describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a loc
 			expect.objectContaining({
 				packageName: PACKAGE_NAME,
 				installedVersion: CURRENT_VERSION,
-				installedNodes: expect.arrayContaining([expect.objectContaining({ type: ACTION_NODE_TYPE }), expect.objectContaining({ type: TRIGGER_NODE_TYPE })]),
+				// Each node's newest version, a whole number as n8n 1.x's integer column takes it.
+				installedNodes: expect.arrayContaining([
+					expect.objectContaining({ type: ACTION_NODE_TYPE, latestVersion: 3 }),
+					expect.objectContaining({ type: TRIGGER_NODE_TYPE, latestVersion: 2 }),
+				]),
 			}),
 		);
 		packageTypes = await listedPackageTypes();
@@ -170,8 +174,8 @@ describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a loc
 		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, { baseUrl: `${simulator.url}/`, apiKey: DEMO.apiKey });
 		credential = { id: created.id, name: created.name };
 		const v1 = { ...campaignCallingNode('Get Campaign v1', { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId }, credential), typeVersion: 1 };
-		const v11 = { ...campaignCallingNode('Get Campaign v1.1', { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId }, credential), typeVersion: 1.1 };
-		const action = await n8n.api.createWorkflow(webhookDriven(ACTION_PATH, [v1, v11], chain(['Get Campaign v1', 'Get Campaign v1.1'])));
+		const v2 = { ...campaignCallingNode('Get Campaign v2', { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId }, credential), typeVersion: 2 };
+		const action = await n8n.api.createWorkflow(webhookDriven(ACTION_PATH, [v1, v2], chain(['Get Campaign v1', 'Get Campaign v2'])));
 		actionWorkflowId = action.id;
 		await n8n.api.activate(actionWorkflowId);
 		const reply = await runAction();
@@ -248,8 +252,8 @@ describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a loc
 		expect(folder.ledger?.dependencies ?? {}).toEqual(version === '1.123.81' ? { [PACKAGE_NAME]: NEXT_VERSION } : {});
 
 		// The saved workflows still hold the nodes at their versions; the editor finds no type for them.
-		expect(await savedNodeVersions(actionWorkflowId)).toEqual({ Webhook: 2, 'Get Campaign v1': 1, 'Get Campaign v1.1': 1.1 });
-		expect(await savedNodeVersions(triggerWorkflowId)).toEqual({ [TRIGGER_NODE_NAME]: 1.1 });
+		expect(await savedNodeVersions(actionWorkflowId)).toEqual({ Webhook: 2, 'Get Campaign v1': 1, 'Get Campaign v2': 2 });
+		expect(await savedNodeVersions(triggerWorkflowId)).toEqual({ [TRIGGER_NODE_NAME]: 2 });
 		expect(await listedPackageTypes()).toEqual([]);
 
 		const creationsBefore = moduleCreations().length;

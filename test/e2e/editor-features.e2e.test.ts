@@ -1,6 +1,6 @@
 /**
  * Release 0.2's editor features inside real n8n, against the simulator (the credential Test has its
- * own file, credential-test.e2e.test.ts): Simplify in a 1.1 node, a version-1 node's
+ * own file, credential-test.e2e.test.ts): Simplify in a version-2 node, a version-1 node's
  * output left exactly as it was, Update Campaign's Webhook Flow as a plain ID (saved before 0.2) and as a
  * resource locator, and the locator's list as the editor fetches it.
  */
@@ -48,18 +48,18 @@ describe.each(e2eVersions())('release 0.2 editor features in n8n %s', (version) 
 		}
 	}
 
-	it('Get Campaign in a 1.1 node: Simplify on by default, off on request with id, name and status first', async () => {
+	it('Get Campaign in a version-2 node: Simplify on by default, off on request with id, name and status first', async () => {
 		const record = JSON.parse(JSON.stringify(simulator.state.campaigns.get(DEMO.campaignId)?.record)) as Record<string, unknown>;
 		const getCampaign = { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId };
 
-		const [simplified] = await runAction(getCampaign, 1.1);
+		const [simplified] = await runAction(getCampaign, 2);
 		expect(Object.keys(simplified)).toEqual([...SIMPLIFIED_CAMPAIGN_FIELDS]);
 		for (const field of SIMPLIFIED_CAMPAIGN_FIELDS) expect(simplified[field]).toEqual(record[field]);
 
-		const [full] = await runAction({ ...getCampaign, simplify: false }, 1.1);
+		const [full] = await runAction({ ...getCampaign, simplify: false }, 2);
 		expect(full).toEqual(record);
 		expect(Object.keys(full).slice(0, 3)).toEqual(['id', 'name', 'status']);
-		console.log(`n8n ${version}: Get Campaign 1.1, Simplify on: ${Object.keys(simplified).join(', ')}; off: ${Object.keys(full).length} fields`);
+		console.log(`n8n ${version}: Get Campaign v2, Simplify on: ${Object.keys(simplified).join(', ')}; off: ${Object.keys(full).length} fields`);
 	});
 
 	it('Get Campaign in a version-1 node, as saved before 0.2: the full campaign, byte for byte', async () => {
@@ -68,13 +68,13 @@ describe.each(e2eVersions())('release 0.2 editor features in n8n %s', (version) 
 		expect(JSON.stringify(output)).toBe(JSON.stringify(record));
 	});
 
-	it('Update Campaign takes Webhook Flow as a plain ID (version 1, saved before 0.2) and as a resource locator (1.1)', async () => {
+	it('Update Campaign takes Webhook Flow as a plain ID (version 1, saved before 0.2) and as a resource locator (version 2)', async () => {
 		const sent = () => simulator.requests.filter((request) => request.path.startsWith('/v1/campaigns/update/')).map((request) => request.body);
 		const update = (webhookId: unknown) => ({ resource: 'campaign', operation: 'update', campaignId: DEMO.campaignId, updateFields: { webhookId } });
 
 		await runAction(update(DEMO.secondOutboundFlowId), 1);
-		await runAction(update({ __rl: true, mode: 'list', value: DEMO.outboundFlowId, cachedResultName: 'picked from the list' }), 1.1);
-		await runAction(update({ __rl: true, mode: 'id', value: `={{ "${DEMO.secondOutboundFlowId}" }}` }), 1.1);
+		await runAction(update({ __rl: true, mode: 'list', value: DEMO.outboundFlowId, cachedResultName: 'picked from the list' }), 2);
+		await runAction(update({ __rl: true, mode: 'id', value: `={{ "${DEMO.secondOutboundFlowId}" }}` }), 2);
 		expect(sent()).toEqual([
 			{ webhook_id: DEMO.secondOutboundFlowId },
 			{ webhook_id: DEMO.outboundFlowId },
@@ -89,7 +89,7 @@ describe.each(e2eVersions())('release 0.2 editor features in n8n %s', (version) 
 				'/dynamic-node-parameters/resource-locator-results',
 				{
 					path: 'updateFields.webhookId',
-					nodeTypeAndVersion: { name: ACTION_NODE_TYPE, version: 1.1 },
+					nodeTypeAndVersion: { name: ACTION_NODE_TYPE, version: 2 },
 					methodName: 'searchWebhookFlows',
 					currentNodeParameters: { resource: 'campaign', operation: 'update', campaignId: DEMO.campaignId, updateFields: {} },
 					credentials: { [CREDENTIAL_TYPE]: credential },

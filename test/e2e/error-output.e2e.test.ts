@@ -1,8 +1,8 @@
 /**
  * Where failed items go, per node Settings → On Error, inside real n8n against the simulator: Get Contact
  * with an invalid and a refused ID, an Add Contacts batch the service refuses, and a run over Max
- * Contacts per Run. Version 1.2 (what new nodes get) sends every failed item to n8n's error output
- * under "Continue (using error output)" and gives a refused run one error item per input item; a 1.1
+ * Contacts per Run. Version 3 (what new nodes get) sends every failed item to n8n's error output
+ * under "Continue (using error output)" and gives a refused run one error item per input item; a version-2
  * node's output stays as it was. Counts come from n8n's own run data of the node (its outputs) and of
  * the nodes wired after each output.
  */
@@ -137,8 +137,8 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 	const leads = (count: number) =>
 		Array.from({ length: count }, (_, i) => ({ first: `Lead${i}`, last: 'Doe', phone: `+1415555${String(i).padStart(4, '0')}` }));
 
-	it('1.2, Get Contact: failed items leave on the error output, paired and with their input fields, only with "Continue (using error output)"', async () => {
-		const { outcomes, executions } = await eachMode('Get Contact', getContact, contactIds, 1.2);
+	it('version 3, Get Contact: failed items leave on the error output, paired and with their input fields, only with "Continue (using error output)"', async () => {
+		const { outcomes, executions } = await eachMode('Get Contact', getContact, contactIds, 3);
 		expect(outcomes).toEqual({
 			stopWorkflow: {
 				status: 'error',
@@ -160,16 +160,16 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 			error: 'Get Contact failed: the service answered status "error" (error)',
 			message: expect.stringContaining('Check the Contact ID'),
 		});
-		// Continue (regular output) keeps the error items' shape of 1.1.
+		// Continue (regular output) keeps the error items' shape of version 2.
 		const regular = nodeItems(executions.continueRegularOutput, ACTION)[0];
 		expect(regular[2].json).toEqual({ error: 'Get Contact failed: the service answered status "error" (error)', errorDescription: expect.any(String) });
 	});
 
-	it('1.2, Add Contacts: a refused batch fails exactly its items, on the error output with "Continue (using error output)"', async () => {
+	it('version 3, Add Contacts: a refused batch fails exactly its items, on the error output with "Continue (using error output)"', async () => {
 		const items = leads(25);
 		// Five digits pass the node's check but not the service's (at least 7): batch 1 (items 10-19) is refused whole.
 		items[12].phone = '+12345';
-		const { outcomes, executions } = await eachMode('Add Contacts, batch 2 of 3 refused', addContacts({ batchSize: 10 }), items, 1.2);
+		const { outcomes, executions } = await eachMode('Add Contacts, batch 2 of 3 refused', addContacts({ batchSize: 10 }), items, 3);
 		expect(outcomes).toEqual({
 			stopWorkflow: {
 				status: 'error',
@@ -193,9 +193,9 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 		expect(success.every((item) => item.json.added === 1)).toBe(true);
 	});
 
-	it('1.2, Add Contacts over Max Contacts per Run: nothing sent, and an error item per lead under either Continue mode', async () => {
+	it('version 3, Add Contacts over Max Contacts per Run: nothing sent, and an error item per lead under either Continue mode', async () => {
 		const reason = 'Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]';
-		const { outcomes, executions } = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leads(3), 1.2);
+		const { outcomes, executions } = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leads(3), 3);
 		expect(outcomes).toEqual({
 			stopWorkflow: { status: 'error', outputs: [], reached: { Sent: 0, Failed: 0 }, requests: 0, error: reason },
 			continueRegularOutput: { status: 'success', outputs: [3], reached: { Sent: 3, Failed: 0 }, requests: 0 },
@@ -212,16 +212,16 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 		]);
 	});
 
-	it('1.1 keeps its output: failed items stay on output 0, and a run over the cap passes its input on as n8n does when a node throws', async () => {
-		const contacts = await eachMode('Get Contact', getContact, contactIds, 1.1);
+	it('version 2 keeps its output: failed items stay on output 0, and a run over the cap passes its input on as n8n does when a node throws', async () => {
+		const contacts = await eachMode('Get Contact', getContact, contactIds, 2);
 		expect(contacts.outcomes.continueErrorOutput).toEqual({ status: 'success', outputs: [4, 0], reached: { Sent: 4, Failed: 0 }, requests: 3 });
 		expect(nodeItems(contacts.executions.continueErrorOutput, ACTION)[0][2].json).toEqual({
 			error: 'Get Contact failed: the service answered status "error" (error)',
 			errorDescription: expect.any(String),
 		});
 
-		const capped = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leads(3), 1.1);
-		// What 1.1 always did under either Continue mode: the node's run records the error, and n8n passes
+		const capped = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leads(3), 2);
+		// What version 2 always did under either Continue mode: the node's run records the error, and n8n passes
 		// the input items on unchanged, down the success output, as if they had been sent.
 		const passedOn = {
 			status: 'success',

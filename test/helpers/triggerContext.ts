@@ -85,7 +85,7 @@ export class TriggerHarness {
 			id: 'trigger-under-test',
 			name: 'Campaign Calling Trigger',
 			type: 'n8n-nodes-campaign-calling.campaignCallingTrigger',
-			typeVersion: 1.1,
+			typeVersion: 2,
 			position: [0, 0],
 			webhookId: WEBHOOK_ID,
 			parameters: parameters as INode['parameters'],

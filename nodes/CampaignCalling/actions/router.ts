@@ -43,7 +43,7 @@ type ItemResult = { output: IDataObject[] } | { error: Error; keep: IDataObject 
  * From this node version on, error items can leave on n8n's error output, and a refusal of the whole
  * run gives error items under Continue On Fail. Earlier versions keep their outputs exactly.
  */
-const ERROR_ITEMS_FROM_VERSION = 1.2;
+const ERROR_ITEMS_FROM_VERSION = 3;
 
 /**
  * Records why an item failed, or throws when the run must stop. `refuseRun` is for a refusal that
@@ -79,8 +79,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		},
 		refuseRun: (error, keepOf = () => ({})) => {
 			const nodeError = toNodeError.call(this, error, 0);
-			// Before 1.2 a refused run throws even under Continue On Fail, and n8n then passes the input
-			// items on as success output; 1.2 marks every item failed, so none passes as if it was sent.
+			// Before 3 a refused run throws even under Continue On Fail, and n8n then passes the input
+			// items on as success output; 3 marks every item failed, so none passes as if it was sent.
 			if (!continueOnFail || !errorItemsVersion) throw nodeError;
 			for (let i = 0; i < results.length; i++) {
 				// An item that failed on its own keeps its own, more specific, error.
@@ -120,7 +120,7 @@ function errorDescription(error: Error): string | undefined {
 	return typeof description === 'string' && description !== '' ? description : undefined;
 }
 
-/** An error item for the success output (Continue (regular output), and every version before 1.2). */
+/** An error item for the success output (Continue (regular output), and every version before 3). */
 function errorItemJson(error: Error, keep: IDataObject): IDataObject {
 	const json: IDataObject = { error: error.message, ...keep };
 	const description = errorDescription(error);

@@ -188,10 +188,16 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 		};
 		const running: Record<Exclude<QueueRole, 'main'>, LoggedProcess> = { worker, webhook };
 		const restart = async (role: Exclude<QueueRole, 'main'>) => {
+			const listening = running[role].logs().split(WEBHOOK_LISTENING).length;
 			await running[role].stop();
 			log(`n8n ${options.version} queue mode: restarting the ${role}`);
 			running[role] = await spawnWithOwnJournal(role);
 			const readyMs = await waitUntilReady(running[role], urls[role], { rest: false, timeoutMs: options.readyTimeoutMs });
+			if (role === 'webhook') {
+				// The log file is appended to: wait for the restarted process's own line.
+				const server = running[role];
+				await waitUntil('listening for webhooks', server, () => server.logs().split(WEBHOOK_LISTENING).length > listening, options.readyTimeoutMs ?? 120_000);
+			}
 			processes[role] = summary(role, running[role], readyMs);
 		};
 		const logs = (lines?: number) =>
@@ -228,6 +234,12 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 }
 
 const COMMANDS: Record<QueueRole, N8nCommand> = { main: 'start', worker: 'worker', webhook: 'webhook' };
+
+/**
+ * A webhook process's line once its webhook routes are mounted. Its /healthz/readiness answers before that,
+ * and until then n8n 1.x answers a webhook call 404 "Cannot POST /webhook/...".
+ */
+const WEBHOOK_LISTENING = 'Webhook listener waiting for requests.';
 
 let servicesReady: Promise<QueueServices> | undefined;
 

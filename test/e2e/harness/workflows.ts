@@ -45,8 +45,8 @@ export function node(
 	return { id: randomUUID(), name, type, typeVersion, position: [0, 0], parameters, ...extra };
 }
 
-/** The action node's versions: 1 (saved before 0.2), 1.1, and 1.2, what new nodes get. */
-export type ActionNodeVersion = 1 | 1.1 | 1.2;
+/** The action node's versions: 1 (saved before 0.2), 2, and 3, what new nodes get. */
+export type ActionNodeVersion = 1 | 2 | 3;
 
 /**
  * The action node with the given parameters, using a campaignCallingApi credential; version 1 (as saved
@@ -62,7 +62,7 @@ export function campaignCallingNode(
 }
 
 /**
- * The trigger node at the version new workflows get (1.1; workflows saved earlier hold 1); its webhookId is
+ * The trigger node at the version new workflows get (2; workflows saved earlier hold 1); its webhookId is
  * part of its production URL: `webhook/<webhookId>/<path>`.
  */
 export function campaignCallingTriggerNode(
@@ -70,7 +70,7 @@ export function campaignCallingTriggerNode(
 	credential: CredentialRef,
 	options: Record<string, unknown> = {},
 	name = TRIGGER_NODE_NAME,
-	typeVersion = 1.1,
+	typeVersion = 2,
 ): WorkflowNode {
 	return node(name, TRIGGER_NODE_TYPE, typeVersion, { events, options }, {
 		credentials: { [CREDENTIAL_TYPE]: credential },

@@ -354,6 +354,11 @@ describe('delivery from the simulator to a local receiver', () => {
 });
 
 describe('the trigger in the editor', () => {
+	it('has versions 1 and 2, whole numbers as n8n 1.x stores them; new workflows get 2', () => {
+		const { version, defaultVersion } = new CampaignCallingTrigger().description;
+		expect({ version, defaultVersion }).toEqual({ version: [1, 2], defaultVersion: 2 });
+	});
+
 	it('warns that activation and "Listen for test event" both leave modules at the service', () => {
 		const notice = new CampaignCallingTrigger().description.properties.find((property) => property.type === 'notice');
 		expect(notice?.displayName).toMatch(/^Activating this workflow registers one webhook module per selected event/);
@@ -375,7 +380,7 @@ describe('the trigger in the editor', () => {
 			id: 'subtitle',
 			name: 'Campaign Calling Trigger',
 			type: 'n8n-nodes-campaign-calling.campaignCallingTrigger',
-			typeVersion: 1.1,
+			typeVersion: 2,
 			position: [0, 0],
 			parameters: { events },
 		};

@@ -3,13 +3,13 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import type { ParameterReader } from './parameters';
 
 /** The node version from which Simplify is on by default and records lead with their key fields. */
-export const SIMPLIFY_DEFAULT_ON_FROM = 1.1;
+export const SIMPLIFY_DEFAULT_ON_FROM = 2;
 
 const simplifyDescription = 'Whether to return a simplified version of the response instead of the raw data';
 
 /**
  * The Simplify toggle, twice over: version 1 defaults it to false, so saved workflows keep their
- * output exactly; version 1.1 (what new nodes get) defaults it to true. Same stored name in both.
+ * output exactly; version 2 and later (new nodes get 3) default it to true. Same stored name in both.
  */
 export function simplifyProperties(keptFields: readonly string[]): INodeProperties[] {
 	const hint = `Keeps ${keptFields.join(', ')}`;
@@ -45,7 +45,7 @@ export function readSimplify(this: IExecuteFunctions, itemIndex: number, params:
  * Shapes one record of the service for output.
  * - simplified: only `keptFields`, in that order; fields the answer lacks are left out;
  * - version 1: the record exactly as the service sent it;
- * - version 1.1 and later: every field, the `leadingFields` first, so Table view opens on them.
+ * - version 2 and later: every field, the `leadingFields` first, so Table view opens on them.
  * Anything that is not a JSON object is handed on unchanged.
  */
 export function shapeRecord(

@@ -2,7 +2,7 @@
  * Bad input across every operation: each is refused before any request reaches the service, with
  * a message naming the field and the item. With Continue On Fail, an input error of one item
  * becomes that item's error item; an error in a node-wide setting still stops the run in versions 1
- * and 1.1, and from 1.2 becomes an error item for every input item.
+ * and 2, and from 3 becomes an error item for every input item.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -20,7 +20,7 @@ interface BadInput {
 	item: number;
 	/** The field named at the start of the message, and more of the message. */
 	message: RegExp;
-	/** A node-wide setting: with Continue On Fail, 1 and 1.1 stop the run; 1.2 fails every item. */
+	/** A node-wide setting: with Continue On Fail, 1 and 2 stop the run; 3 fails every item. */
 	nodeWide?: boolean;
 	credentials?: (simulatorUrl: string) => CredentialData;
 }
@@ -293,14 +293,14 @@ describe('bad input is refused before any request', () => {
 		});
 
 		if (row.nodeWide) {
-			it.each([1, 1.1])('version %p still stops the run with Continue On Fail', async (typeVersion) => {
+			it.each([1, 2])('version %p still stops the run with Continue On Fail', async (typeVersion) => {
 				const error = await runActionNodeExpectingError({ ...run(true), typeVersion });
 				expect(error.message).toMatch(row.message);
 				expect(sim.requests()).toHaveLength(0);
 			});
 
-			it('version 1.2 with Continue On Fail gives every input item an error item with the reason, and sends nothing', async () => {
-				const options = { ...run(true), items: [{ json: {} }, { json: {} }], typeVersion: 1.2 };
+			it('version 3 with Continue On Fail gives every input item an error item with the reason, and sends nothing', async () => {
+				const options = { ...run(true), items: [{ json: {} }, { json: {} }], typeVersion: 3 };
 				const output = await runActionNode(options);
 				expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 				for (const item of output) expect(item.json.error).toMatch(row.message);

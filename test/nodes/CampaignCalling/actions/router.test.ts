@@ -318,13 +318,13 @@ describe('router: error items by node version and On Error mode', () => {
 	];
 	const getContact = { resource: 'contact', operation: 'get', contactId: '={{ $json.id }}', requestOptions: { maxRetries: 0 } };
 
-	it('1.2, Continue (using error output): every failed item is shaped for the error output, paired, and successes are not', async () => {
+	it('version 3, Continue (using error output): every failed item is shaped for the error output, paired, and successes are not', async () => {
 		const output = await runActionNode({
 			credentials: sim.credentials(),
 			items: contactItems,
 			parameters: getContact,
 			onError: 'continueErrorOutput',
-			typeVersion: 1.2,
+			typeVersion: 3,
 		});
 		expectPairedOncePerItem(output, 3);
 		expect(output.map(goesToErrorOutput)).toEqual([false, true, true]);
@@ -339,16 +339,16 @@ describe('router: error items by node version and On Error mode', () => {
 		expect(output[0].json.id).toBe(DEMO.completedContactId);
 	});
 
-	it('1.2, Continue (regular output): error items keep the shape of 1.1, on the success output', async () => {
+	it('version 3, Continue (regular output): error items keep the shape of version 2, on the success output', async () => {
 		const run = (typeVersion: number) =>
 			runActionNode({ credentials: sim.credentials(), items: contactItems, parameters: getContact, onError: 'continueRegularOutput', typeVersion });
-		const [older, newer] = [await run(1.1), await run(1.2)];
+		const [older, newer] = [await run(2), await run(3)];
 		expect(newer).toEqual(older);
 		expect(newer[1].json).toEqual({ error: expect.stringMatching(/^Contact ID must be a UUID/), errorDescription: expect.any(String) });
 		expect(newer.map(goesToErrorOutput)).toEqual([false, false, false]);
 	});
 
-	it.each([1, 1.1])('version %p keeps its output exactly under Continue (using error output)', async (typeVersion) => {
+	it.each([1, 2])('version %p keeps its output exactly under Continue (using error output)', async (typeVersion) => {
 		const run = (onError: 'continueRegularOutput' | 'continueErrorOutput') =>
 			runActionNode({ credentials: sim.credentials(), items: contactItems, parameters: getContact, onError, typeVersion });
 		const [regular, errorOutput] = [await run('continueRegularOutput'), await run('continueErrorOutput')];
@@ -356,7 +356,7 @@ describe('router: error items by node version and On Error mode', () => {
 		expect(errorOutput[2].json).toEqual({ error: expect.stringMatching(/^Get Contact failed/), errorDescription: expect.any(String) });
 	});
 
-	it('1.2, Continue (using error output): a refused Add Contacts batch fails exactly its items, each with the reason and what to check', async () => {
+	it('version 3, Continue (using error output): a refused Add Contacts batch fails exactly its items, each with the reason and what to check', async () => {
 		const items = leads(25);
 		// Five digits pass the node's check but not the service's: the second batch of 10 is refused whole.
 		items[12].json.phone = '+12345';
@@ -365,7 +365,7 @@ describe('router: error items by node version and On Error mode', () => {
 			items,
 			parameters: addContacts({ options: { batchSize: 10 }, requestOptions: { maxRetries: 0 } }),
 			onError: 'continueErrorOutput',
-			typeVersion: 1.2,
+			typeVersion: 3,
 		});
 		expect(sim.requests()).toHaveLength(3);
 		expectPairedOncePerItem(output, 25);
@@ -377,7 +377,7 @@ describe('router: error items by node version and On Error mode', () => {
 		expect(output[20].json.added).toBe(1);
 	});
 
-	describe.each(['continueRegularOutput', 'continueErrorOutput'] as const)('1.2, a refusal of the whole run under %s', (onError) => {
+	describe.each(['continueRegularOutput', 'continueErrorOutput'] as const)('version 3, a refusal of the whole run under %s', (onError) => {
 		it('Max Contacts per Run: an error item per input item with the reason and its contact, and nothing sent', async () => {
 			const items = leads(3);
 			items[1].json.phone = 'n/a';
@@ -386,7 +386,7 @@ describe('router: error items by node version and On Error mode', () => {
 				items: [...items, ...leads(3).slice(0, 2)],
 				parameters: addContacts({ options: { maxContactsPerRun: 3 } }),
 				onError,
-				typeVersion: 1.2,
+				typeVersion: 3,
 			});
 			expect(sim.requests()).toHaveLength(0);
 			expectPairedOncePerItem(output, 5);
@@ -414,7 +414,7 @@ describe('router: error items by node version and On Error mode', () => {
 				items: contactItems,
 				parameters: { ...getContact, requestOptions: { maxRetries: 11 } },
 				onError,
-				typeVersion: 1.2,
+				typeVersion: 3,
 			});
 			expect(sim.requests()).toHaveLength(0);
 			expectPairedOncePerItem(output, 3);
@@ -423,12 +423,12 @@ describe('router: error items by node version and On Error mode', () => {
 		});
 	});
 
-	it('1.2 without Continue On Fail still stops a refused run with the same error', async () => {
+	it('version 3 without Continue On Fail still stops a refused run with the same error', async () => {
 		const error = await runActionNodeExpectingError({
 			credentials: sim.credentials(),
 			items: leads(3),
 			parameters: addContacts({ options: { maxContactsPerRun: 2 } }),
-			typeVersion: 1.2,
+			typeVersion: 3,
 		});
 		expect(error.message).toBe('Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]');
 		expect(sim.requests()).toHaveLength(0);

@@ -68,15 +68,15 @@ describe('Campaign → Get, Simplify', () => {
 		expect(Object.keys(item.json).length).toBeGreaterThan(20);
 	});
 
-	it('version 1.1 simplifies by default: at most 10 fields, id, name and status first', async () => {
-		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign(), typeVersion: 1.1 });
+	it('version 2 simplifies by default: at most 10 fields, id, name and status first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign(), typeVersion: 2 });
 		expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_CAMPAIGN_FIELDS]);
 		expect(SIMPLIFIED_CAMPAIGN_FIELDS.length).toBeLessThanOrEqual(10);
 		for (const field of SIMPLIFIED_CAMPAIGN_FIELDS) expect(item.json[field]).toEqual(record()[field]);
 	});
 
-	it('version 1.1 with Simplify off outputs every field, id, name and status first', async () => {
-		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign({ simplify: false }), typeVersion: 1.1 });
+	it('version 2 with Simplify off outputs every field, id, name and status first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign({ simplify: false }), typeVersion: 2 });
 		expect(item.json).toEqual(record());
 		expect(Object.keys(item.json).slice(0, 3)).toEqual(['id', 'name', 'status']);
 		expect(Object.keys(item.json).sort()).toEqual(Object.keys(record()).sort());

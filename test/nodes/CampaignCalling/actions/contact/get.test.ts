@@ -69,14 +69,14 @@ describe('Contact → Get, Simplify', () => {
 		expect(JSON.stringify(item.json)).toBe(JSON.stringify(record()));
 	});
 
-	it('version 1.1 simplifies by default: the contact, its campaign and its last call, id and names first', async () => {
-		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact(), typeVersion: 1.1 });
+	it('version 2 simplifies by default: the contact, its campaign and its last call, id and names first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact(), typeVersion: 2 });
 		expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_CONTACT_FIELDS]);
 		expect(item.json).toEqual(expect.objectContaining({ id: DEMO.completedContactId, last_call_status: 'completed', last_call_duration: 184 }));
 	});
 
-	it('version 1.1 with Simplify off keeps every field, id and names first', async () => {
-		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact({ simplify: false }), typeVersion: 1.1 });
+	it('version 2 with Simplify off keeps every field, id and names first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact({ simplify: false }), typeVersion: 2 });
 		expect(item.json).toEqual(record());
 		expect(Object.keys(item.json).slice(0, 4)).toEqual(['id', 'firstname', 'lastname', 'status']);
 	});

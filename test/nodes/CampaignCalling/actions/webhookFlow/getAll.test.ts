@@ -102,8 +102,8 @@ describe('Webhook Flow → Get Many, Simplify', () => {
 		);
 	});
 
-	it('version 1.1 simplifies each flow by default, without the nested lists', async () => {
-		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: true }), typeVersion: 1.1 });
+	it('version 2 simplifies each flow by default, without the nested lists', async () => {
+		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: true }), typeVersion: 2 });
 		expect(output).toHaveLength(2);
 		for (const item of output) {
 			expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_FLOW_FIELDS].filter((field) => field in record(String(item.json.id))));
@@ -113,11 +113,11 @@ describe('Webhook Flow → Get Many, Simplify', () => {
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
 	});
 
-	it('version 1.1 with Simplify off keeps every field, id, name and status first', async () => {
+	it('version 2 with Simplify off keeps every field, id, name and status first', async () => {
 		const output = await runActionNode({
 			credentials: sim.credentials(),
 			parameters: listing({ returnAll: true, simplify: false }),
-			typeVersion: 1.1,
+			typeVersion: 2,
 		});
 		expect(output[0].json).toEqual(record(DEMO.outboundFlowId));
 		expect(Object.keys(output[0].json).slice(0, 3)).toEqual(['id', 'name', 'status']);
