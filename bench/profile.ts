@@ -13,9 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { DEMO, startSimulator } from '../test/simulator/server.ts';
-import { startN8n } from '../test/e2e/harness/n8n.ts';
+import { simulatorCredential, startN8n } from '../test/e2e/harness/n8n.ts';
 import {
-	CREDENTIAL_TYPE,
 	campaignCallingNode,
 	campaignCallingTriggerNode,
 	node,
@@ -54,8 +53,7 @@ async function main(): Promise<void> {
 		extraEnv: { N8N_PAYLOAD_SIZE_MAX: '64', NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` },
 	});
 	try {
-		const created = await n8n.api.createCredential('profile', CREDENTIAL_TYPE, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
-		const credential = { id: created.id, name: created.name };
+		const credential = await simulatorCredential(n8n.api, simulator.url, 'profile');
 		const started = performance.now();
 		if (chosen === 'trigger' || chosen === 'webhook') {
 			const trigger = campaignCallingTriggerNode(['call.ended'], credential);

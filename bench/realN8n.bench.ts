@@ -18,7 +18,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 import { DEMO, startSimulator, type Simulator } from '../test/simulator/server.ts';
-import { executionError, startN8n, type Execution, type N8nInstance } from '../test/e2e/harness/n8n.ts';
+import { type Execution, executionError, type N8nInstance, simulatorCredential, startN8n } from '../test/e2e/harness/n8n.ts';
 import type { N8nVersion } from '../test/e2e/harness/runtime.ts';
 import {
 	CREDENTIAL_TYPE,
@@ -54,8 +54,7 @@ beforeAll(async () => {
 	const engine: Record<string, string> = process.env.BENCH_EXPRESSION_ENGINE ? { N8N_EXPRESSION_ENGINE: process.env.BENCH_EXPRESSION_ENGINE } : {};
 	// A generous wait for readiness: on a shared machine n8n's migrations alone can take minutes.
 	n8n = await startN8n({ version: VERSION, withPackage: true, extraEnv: { N8N_PAYLOAD_SIZE_MAX: '64', ...engine }, readyTimeoutMs: 300_000 });
-	const created = await n8n.api.createCredential('bench', CREDENTIAL_TYPE, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
-	credential = { id: created.id, name: created.name };
+	credential = await simulatorCredential(n8n.api, simulator.url, 'bench');
 });
 
 afterAll(async () => {

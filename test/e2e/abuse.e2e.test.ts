@@ -18,10 +18,10 @@ import {
 	type DeliveryAnswer,
 	type DeliveryRequest,
 } from './harness/deliveries.ts';
-import { startN8n, type N8nInstance } from './harness/n8n.ts';
+import { type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { sleep } from './harness/process.ts';
 import { e2eVersions } from './harness/runtime.ts';
-import { CREDENTIAL_TYPE, campaignCallingTriggerNode, triggerWorkflow, type WorkflowNode } from './harness/workflows.ts';
+import { campaignCallingTriggerNode, triggerWorkflow, type WorkflowNode } from './harness/workflows.ts';
 
 const versions = e2eVersions();
 
@@ -119,11 +119,7 @@ describe.each(versions)('the trigger under abuse in n8n %s', (version) => {
 	beforeAll(async () => {
 		simulator = await startSimulator();
 		n8n = await startN8n({ version, withPackage: true });
-		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
-			baseUrl: `${simulator.url}/`,
-			apiKey: DEMO.apiKey,
-		});
-		const credential = { id: created.id, name: created.name };
+		const credential = await simulatorCredential(n8n.api, simulator.url);
 		triggerA = campaignCallingTriggerNode(['call.ended'], credential);
 		triggerB = campaignCallingTriggerNode(['call.ended'], credential);
 		workflowA = (await n8n.api.createWorkflow(triggerWorkflow('e2e abuse A', triggerA))).id;

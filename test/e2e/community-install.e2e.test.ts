@@ -22,13 +22,12 @@ import {
 import { SECRET_HEADER, registeredSecret, sendDelivery, triggerUrl } from './harness/deliveries.ts';
 import { launchEditorBrowser, openWorkflow, shoot, SETTLE_MS, signIn } from './harness/browser.ts';
 import { log } from './harness/process.ts';
-import { nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
+import { type Execution, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { packTarball } from './harness/package.ts';
 import { nextPatch, startRegistry, type LocalRegistry } from './harness/registry.ts';
 import { e2eVersions } from './harness/runtime.ts';
 import {
 	ACTION_NODE_TYPE,
-	CREDENTIAL_TYPE,
 	PACKAGE_NAME,
 	TRIGGER_NODE_NAME,
 	TRIGGER_NODE_TYPE,
@@ -171,8 +170,7 @@ describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a loc
 		expect(folder.packageBytes).toBeLessThanOrEqual(packedUnpackedBytes);
 		expect(folder.ledger?.dependencies).toEqual({ [PACKAGE_NAME]: CURRENT_VERSION });
 
-		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, { baseUrl: `${simulator.url}/`, apiKey: DEMO.apiKey });
-		credential = { id: created.id, name: created.name };
+		credential = await simulatorCredential(n8n.api, simulator.url);
 		const v1 = { ...campaignCallingNode('Get Campaign v1', { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId }, credential), typeVersion: 1 };
 		const v2 = { ...campaignCallingNode('Get Campaign v2', { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId }, credential), typeVersion: 2 };
 		const action = await n8n.api.createWorkflow(webhookDriven(ACTION_PATH, [v1, v2], chain(['Get Campaign v1', 'Get Campaign v2'])));

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 
 import { closedPort, startScriptedServer, type ScriptedServer } from '../helpers/kit.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
-import { BROWSER_ID, executionError, startN8n, type N8nInstance } from './harness/n8n.ts';
+import { BROWSER_ID, executionError, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { N8N_VERSIONS, e2eVersions } from './harness/runtime.ts';
 import { CREDENTIAL_TYPE, campaignCallingNode, webhookDriven } from './harness/workflows.ts';
 
@@ -155,8 +155,7 @@ describe.each(e2eVersions())('the credential Test in n8n %s', (version) => {
 		// Requests to 127.0.0.1 go straight; to localhost through the proxy, as a host outside NO_PROXY would.
 		const proxyEnv = { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' };
 		n8n = await startN8n({ version, withPackage: true, extraEnv: proxyEnv, readyTimeoutMs: READY_TIMEOUT_MS });
-		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
-		credential = { id: created.id, name: created.name };
+		credential = await simulatorCredential(n8n.api, simulator.url);
 		// Started first, as it takes the longest; the last test reads how long it took.
 		const started = Date.now();
 		// Settled either way, so a run that stops n8n before the last test (jest -t) leaves no rejection behind.
@@ -389,8 +388,7 @@ describeSsrf('n8n %s with N8N_SSRF_PROTECTION_ENABLED=true', (version) => {
 			// Loopback is in n8n's blocked ranges; `localhost` is let through by name, as an administrator would.
 			extraEnv: { N8N_SSRF_PROTECTION_ENABLED: 'true', N8N_SSRF_ALLOWED_HOSTNAMES: 'localhost' },
 		});
-		const created = await n8n.api.createCredential('Campaign Calling (blocked address)', CREDENTIAL_TYPE, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
-		credential = { id: created.id, name: created.name };
+		credential = await simulatorCredential(n8n.api, simulator.url, 'Campaign Calling (blocked address)');
 	});
 
 	afterAll(async () => {

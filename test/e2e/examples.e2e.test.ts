@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { DEMO_CREDENTIAL_NAME, EXAMPLES, HUMAN_REVIEW_EXAMPLE, MCP_EXAMPLE, loadExample, readExample } from '../../scripts/examples.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
-import { executionError, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
+import { type Execution, executionError, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
 import { assertBuilt } from './harness/package.ts';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, node, PACKAGE_NAME, TRIGGER_NODE_TYPE, type CredentialRef, type WorkflowJson } from './harness/workflows.ts';
@@ -105,11 +105,7 @@ describe.each(versions)('the examples in n8n %s', (version) => {
 		// What is tested is the examples, not how fast n8n starts: on a busy shared machine a fresh n8n's
 		// migrations alone took more than the harness's default 120 s.
 		n8n = await startN8n({ version, withPackage: true, readyTimeoutMs: 600_000 });
-		const created = await n8n.api.createCredential(DEMO_CREDENTIAL_NAME, CREDENTIAL_TYPE, {
-			baseUrl: `${simulator.url}/`,
-			apiKey: DEMO.apiKey,
-		});
-		credential = { id: created.id, name: created.name };
+		credential = await simulatorCredential(n8n.api, simulator.url, DEMO_CREDENTIAL_NAME);
 	});
 
 	afterAll(async () => {

@@ -3,7 +3,8 @@
  * process (harness/queue.ts). The same action and trigger cases as the single-process suite, and for every
  * execution they wait for, proof that the webhook process enqueued it and the worker ran it.
  */
-import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
+import { simulatorCredential } from './harness/n8n.ts';
+import { startSimulator, type Simulator } from '../simulator/server.ts';
 import { DOWNSTREAM, FLOOD_TEST_TIMEOUT_MS, TRIGGER_FLOOD, countBy, floodTrigger, inPool, itemsOf, sendDelivery, settledExecutions, SECRET_HEADER, type TriggerFloodResult } from './harness/deliveries.ts';
 import { MCP_PATH, MCP_TEST_TOKEN, mcpCases, READY_TIMEOUT_MS } from './harness/mcp-cases.ts';
 import { connectMcp, MCP_TRANSPORTS, mcpUrl, postInitialize, postJsonRpc } from './harness/mcp.ts';
@@ -12,7 +13,7 @@ import { packageCases } from './harness/package-cases.ts';
 import { log, sleep } from './harness/process.ts';
 import { startQueueN8n, type QueueN8nInstance, type QueueProcess } from './harness/queue.ts';
 import { e2eVersions } from './harness/runtime.ts';
-import { CREDENTIAL_TYPE, type CredentialRef } from './harness/workflows.ts';
+import type { CredentialRef } from './harness/workflows.ts';
 
 /** n8n writes these at info level: scaling.service on enqueueing, job-processor on picking a job up (1.x and 2.x). */
 const enqueued = (id: string) => `Enqueued execution ${id} (job `;
@@ -76,8 +77,7 @@ describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) =>
 
 		beforeAll(async () => {
 			simulator = await startSimulator({ recordBodies: false });
-			const created = await n8n!.api.createCredential('Campaign Calling (flood)', CREDENTIAL_TYPE, { baseUrl: `${simulator.url}/`, apiKey: DEMO.apiKey });
-			credential = { id: created.id, name: created.name };
+			credential = await simulatorCredential(n8n!.api, simulator.url, 'Campaign Calling (flood)');
 		});
 
 		afterAll(async () => simulator?.close());

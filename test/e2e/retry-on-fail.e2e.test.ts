@@ -6,10 +6,9 @@
  */
 import { CampaignCalling } from '../../nodes/CampaignCalling/CampaignCalling.node';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
-import { startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
+import { type Execution, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
 import {
-	CREDENTIAL_TYPE,
 	campaignCallingNode,
 	node,
 	splitOutNode,
@@ -49,11 +48,7 @@ describe.each(e2eVersions())('Retry On Fail in n8n %s', (version) => {
 		simulator = await startSimulator();
 		// A generous wait for readiness: the machine is shared with other n8n instances.
 		n8n = await startN8n({ version, withPackage: true, readyTimeoutMs: 300_000 });
-		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
-			baseUrl: `${simulator.url}/`,
-			apiKey: DEMO.apiKey,
-		});
-		credential = { id: created.id, name: created.name };
+		credential = await simulatorCredential(n8n.api, simulator.url);
 	});
 
 	afterAll(async () => {

@@ -15,11 +15,10 @@ import { rmSync } from 'node:fs';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import type { DeliveryResult } from '../simulator/types.ts';
 import { SECRET_HEADER, triggerUrl } from './harness/deliveries.ts';
-import { createUserFolder, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
+import { createUserFolder, type Execution, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { log, sleep } from './harness/process.ts';
 import { e2eVersions } from './harness/runtime.ts';
 import {
-	CREDENTIAL_TYPE,
 	TRIGGER_NODE_NAME,
 	campaignCallingTriggerNode,
 	triggerWorkflow,
@@ -62,11 +61,7 @@ describe.each(setups)('a trigger activation that fails part-way, in n8n $label',
 		userFolder = createUserFolder(`activation-${version}`);
 		// Ready takes 10-20 s on a quiet machine; minutes when other n8n instances share its two cores.
 		n8n = await startN8n({ version, userFolder, withPackage: true, extraEnv, readyTimeoutMs: 400_000 });
-		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
-			baseUrl: `${simulator.url}/`,
-			apiKey: DEMO.apiKey,
-		});
-		credential = { id: created.id, name: created.name };
+		credential = await simulatorCredential(n8n.api, simulator.url);
 	});
 
 	afterAll(async () => {

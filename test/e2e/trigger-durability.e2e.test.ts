@@ -26,10 +26,10 @@ import {
 	type DeliveryAnswer,
 	type TriggerFloodResult,
 } from './harness/deliveries.ts';
-import { createUserFolder, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
+import { createUserFolder, type Execution, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { log, sleep } from './harness/process.ts';
 import { e2eVersions } from './harness/runtime.ts';
-import { CREDENTIAL_TYPE, TRIGGER_NODE_NAME, campaignCallingTriggerNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
+import { TRIGGER_NODE_NAME, campaignCallingTriggerNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
 const GENUINE_COUNT = 1000;
 const FORGED_COUNT = 200;
@@ -108,11 +108,7 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 		simulator = await startSimulator({ recordBodies: false });
 		userFolder = createUserFolder(`durability-${version}`);
 		n8n = await startN8n({ version, userFolder, withPackage: true, readyTimeoutMs: READY_TIMEOUT_MS, extraEnv: floodN8nEnv() });
-		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
-			baseUrl: `${simulator.url}/`,
-			apiKey: DEMO.apiKey,
-		});
-		credential = { id: created.id, name: created.name };
+		credential = await simulatorCredential(n8n.api, simulator.url);
 	});
 
 	afterAll(async () => {
@@ -261,10 +257,12 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 		await n8n.api.deleteWorkflow(result.workflowId);
 	}, FLOOD_TEST_TIMEOUT_MS);
 
-	// Opt-in (E2E_FLOOD_RESTART=1): on 1.123.81 n8n's own shutdown cancels executions still running after
-	// its grace period, though their events were answered 200 (see the closing notes in CHANGELOG.md).
-	const itWithRestart = process.env.E2E_FLOOD_RESTART === '1' ? it : it.skip;
-	itWithRestart(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, none lost, none doubled`, async () => {
+	// n8n keeps taking deliveries while it shuts down and waits for running executions up to its grace period
+	// (N8N_GRACEFUL_SHUTDOWN_TIMEOUT, 30 s); under a flood they never drain, so n8n exits with some running
+	// (marked crashed at the next start), and 1.x cancels at once those that answer from the workflow. An
+	// event answered in one of them keeps its execution, with the event in it, but that execution did not
+	// succeed: the guarantee here is no answered event without an execution, none doubled, and the count.
+	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, each answered one in an execution that holds it, none doubled`, async () => {
 		let restarting: Promise<unknown> | undefined;
 		const result = await floodOf('restart', { ignoreRepeats: true, repeatKey: 'event_id' }, {
 			// Not awaited here: deliveries go on while n8n stops and starts, and are retried until it is back.
@@ -277,8 +275,20 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 		},
 		// Retries spread over 5 minutes (10 s, 20 s, ... 160 s): a loaded machine takes minutes to start n8n again.
 		{ ...TRIGGER_FLOOD, backoffMs: (retry) => 5000 * 2 ** retry });
-		expect(result.counts.retried).toBeGreaterThan(0);
-		expectNoneLostNoneDoubled(result);
+		const { counts, downstreamRuns } = result;
+		log(
+			`n8n ${version}, restart mid-flood: ${counts.answered} of ${counts.sent} answered 2xx, ${counts.retried} retried; ` +
+				`${counts.lost} answered events in an execution n8n left unfinished at shutdown, ${counts.lost - counts.lostInUnfinishedExecution} in none`,
+		);
+		expect(counts.retried).toBeGreaterThan(0);
+		expect({ answered: counts.answered, doubled: counts.doubled, answeredInNoExecution: counts.lost - counts.lostInUnfinishedExecution }).toEqual({
+			answered: TRIGGER_FLOOD.events,
+			doubled: 0,
+			answeredInNoExecution: 0,
+		});
+		// At most the executions running when shutdown began (1.x cancels those) and when its grace period ended.
+		expect(counts.lost).toBeLessThanOrEqual(2 * TRIGGER_FLOOD.concurrency);
+		expect(downstreamRuns).toBe(counts.executed);
 		await n8n.api.deleteWorkflow(result.workflowId);
 	}, FLOOD_TEST_TIMEOUT_MS);
 });

@@ -13,7 +13,9 @@ import type { LoggedProcess } from './process.ts';
 import { ensureRuntime, N8N_ENTRY } from './runtime.ts';
 import type { N8nRuntime, N8nVersion } from './runtime.ts';
 import { restBackedCalls } from './rest-session.ts';
-import type { WorkflowJson } from './workflows.ts';
+import { DEMO } from '../../simulator/server.ts';
+import { CREDENTIAL_TYPE } from './workflows.ts';
+import type { CredentialRef, WorkflowJson } from './workflows.ts';
 
 export interface StartOptions {
 	version: N8nVersion;
@@ -133,6 +135,12 @@ export const OWNER = { email: 'owner@example.com', firstName: 'E2E', lastName: '
 const ENCRYPTION_KEY = 'campaign-calling-e2e-encryption-key';
 const STILL_RUNNING = ['new', 'running', 'waiting'];
 const PUBLICATION_TIMEOUT_MS = 45_000;
+
+/** The package's credential as most tests use it: the simulator at `simulatorUrl`, with the demo key. */
+export async function simulatorCredential(api: Pick<N8nApi, 'createCredential'>, simulatorUrl: string, name = 'Campaign Calling (simulator)'): Promise<CredentialRef> {
+	const created = await api.createCredential(name, CREDENTIAL_TYPE, { baseUrl: `${simulatorUrl.replace(/\/$/, '')}/`, apiKey: DEMO.apiKey });
+	return { id: created.id, name: created.name };
+}
 
 /** Starts n8n (installing its runtime first if needed) and returns a signed-in handle. */
 export async function startN8n(options: StartOptions): Promise<N8nInstance> {
