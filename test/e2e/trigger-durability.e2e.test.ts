@@ -259,10 +259,10 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 
 	// n8n keeps taking deliveries while it shuts down and waits for running executions up to its grace period
 	// (N8N_GRACEFUL_SHUTDOWN_TIMEOUT, 30 s); under a flood they never drain, so n8n exits with some running
-	// (marked crashed at the next start), and 1.x cancels at once those that answer from the workflow. An
-	// event answered in one of them keeps its execution, with the event in it, but that execution did not
-	// succeed: the guarantee here is no answered event without an execution, none doubled, and the count.
-	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, each answered one in an execution that holds it, none doubled`, async () => {
+	// (marked crashed at the next start, 2.x keeping the event it saved on creating them). 1.x also cancels
+	// at once those whose webhook answers from the workflow, mostly without their event. Such an event was
+	// answered, so it is not sent again: the test counts them; none may double.
+	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, all answered, none doubled; those n8n stops after the answer counted (2.x keeps each in an execution)`, async () => {
 		let restarting: Promise<unknown> | undefined;
 		const result = await floodOf('restart', { ignoreRepeats: true, repeatKey: 'event_id' }, {
 			// Not awaited here: deliveries go on while n8n stops and starts, and are retried until it is back.
@@ -281,11 +281,8 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 				`${counts.lost} answered events in an execution n8n left unfinished at shutdown, ${counts.lost - counts.lostInUnfinishedExecution} in none`,
 		);
 		expect(counts.retried).toBeGreaterThan(0);
-		expect({ answered: counts.answered, doubled: counts.doubled, answeredInNoExecution: counts.lost - counts.lostInUnfinishedExecution }).toEqual({
-			answered: TRIGGER_FLOOD.events,
-			doubled: 0,
-			answeredInNoExecution: 0,
-		});
+		expect({ answered: counts.answered, doubled: counts.doubled }).toEqual({ answered: TRIGGER_FLOOD.events, doubled: 0 });
+		if (version.startsWith('2.')) expect(counts.lost - counts.lostInUnfinishedExecution).toBe(0);
 		// At most the executions running when shutdown began (1.x cancels those) and when its grace period ended.
 		expect(counts.lost).toBeLessThanOrEqual(2 * TRIGGER_FLOOD.concurrency);
 		expect(downstreamRuns).toBe(counts.executed);
