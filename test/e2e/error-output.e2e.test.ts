@@ -9,18 +9,9 @@
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { type Execution, executionError, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
-import {
-	campaignCallingNode,
-	node,
-	splitOutNode,
-	webhookDriven,
-	type ActionNodeVersion,
-	type Connections,
-	type CredentialRef,
-	type WorkflowNode,
-} from './harness/workflows.ts';
+import { runBetweenOutputs, type OnError } from './harness/onError.ts';
+import { campaignCallingNode, type ActionNodeVersion, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
-type OnError = 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
 const MODES: OnError[] = ['stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'];
 const ACTION = 'Campaign Calling';
 
@@ -58,31 +49,11 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 		await simulator?.close();
 	});
 
-	/**
-	 * Webhook → Split Out (body.items) → the action node; its output 0 feeds "Sent", and with
-	 * "Continue (using error output)" its error output feeds "Failed". Runs once and returns the execution.
-	 */
+	/** The action node between its outputs (harness/onError.ts), from a freshly seeded simulator; returns the execution. */
 	async function run(parameters: Record<string, unknown>, items: unknown[], onError: OnError, typeVersion: ActionNodeVersion) {
 		simulator.reset();
-		const path = `error-output-${++counter}`;
 		const action: WorkflowNode = { ...campaignCallingNode(ACTION, parameters, credential, typeVersion), onError };
-		const sent = node('Sent', 'n8n-nodes-base.noOp', 1, {});
-		const failed = node('Failed', 'n8n-nodes-base.noOp', 1, {});
-		const outputs = [[{ node: 'Sent', type: 'main' as const, index: 0 }]];
-		if (onError === 'continueErrorOutput') outputs.push([{ node: 'Failed', type: 'main' as const, index: 0 }]);
-		const connections: Connections = {
-			Items: { main: [[{ node: ACTION, type: 'main', index: 0 }]] },
-			[ACTION]: { main: outputs },
-		};
-		const workflow = await n8n.api.createWorkflow(webhookDriven(path, [splitOutNode('Items', 'body.items'), action, sent, failed], connections));
-		try {
-			await n8n.api.activate(workflow.id);
-			await n8n.api.callWebhook(path, { items });
-			const [execution] = await n8n.api.waitForExecutions(workflow.id, 1);
-			return execution;
-		} finally {
-			await n8n.api.deleteWorkflow(workflow.id);
-		}
+		return await runBetweenOutputs(n8n, `error-output-${++counter}`, action, items);
 	}
 
 	const nodeItems = (execution: Execution, name: string): Item[][] =>

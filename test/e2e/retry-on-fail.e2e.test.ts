@@ -8,18 +8,9 @@ import { CampaignCalling } from '../../nodes/CampaignCalling/CampaignCalling.nod
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { type Execution, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
-import {
-	campaignCallingNode,
-	node,
-	splitOutNode,
-	webhookDriven,
-	type ActionNodeVersion,
-	type Connections,
-	type CredentialRef,
-	type WorkflowNode,
-} from './harness/workflows.ts';
+import { runBetweenOutputs, type OnError } from './harness/onError.ts';
+import { campaignCallingNode, type ActionNodeVersion, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
-type OnError = 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
 const ACTION = 'Campaign Calling';
 /** What new nodes get. */
 const NEW_NODE_VERSION = new CampaignCalling().description.defaultVersion as ActionNodeVersion;
@@ -57,9 +48,8 @@ describe.each(e2eVersions())('Retry On Fail in n8n %s', (version) => {
 		await simulator?.close();
 	});
 
-	/** Webhook → Split Out (body.items) → the action node with Retry On Fail; runs once and returns the execution. */
+	/** The action node with Retry On Fail, between its outputs; runs once and returns the execution. */
 	async function run(parameters: Record<string, unknown>, items: unknown[], onError: OnError): Promise<Execution> {
-		const path = `retry-on-fail-${++counter}`;
 		const action: RetryingNode = {
 			...campaignCallingNode(ACTION, parameters, credential, NEW_NODE_VERSION),
 			onError,
@@ -67,23 +57,7 @@ describe.each(e2eVersions())('Retry On Fail in n8n %s', (version) => {
 			maxTries: MAX_TRIES,
 			waitBetweenTries: 10,
 		};
-		const sent = node('Sent', 'n8n-nodes-base.noOp', 1, {});
-		const failed = node('Failed', 'n8n-nodes-base.noOp', 1, {});
-		const outputs = [[{ node: 'Sent', type: 'main' as const, index: 0 }]];
-		if (onError === 'continueErrorOutput') outputs.push([{ node: 'Failed', type: 'main' as const, index: 0 }]);
-		const connections: Connections = {
-			Items: { main: [[{ node: ACTION, type: 'main', index: 0 }]] },
-			[ACTION]: { main: outputs },
-		};
-		const workflow = await n8n.api.createWorkflow(webhookDriven(path, [splitOutNode('Items', 'body.items'), action, sent, failed], connections));
-		try {
-			await n8n.api.activate(workflow.id);
-			await n8n.api.callWebhook(path, { items });
-			const [execution] = await n8n.api.waitForExecutions(workflow.id, 1);
-			return execution;
-		} finally {
-			await n8n.api.deleteWorkflow(workflow.id);
-		}
+		return await runBetweenOutputs(n8n, `retry-on-fail-${++counter}`, action, items);
 	}
 
 	/** Runs the case from a freshly seeded simulator; records and returns what n8n and the simulator saw. */

@@ -9,6 +9,7 @@ import { ExecuteContext } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
+	IExecuteData,
 	IHttpRequestOptions,
 	INode,
 	INodeExecutionData,
@@ -100,19 +101,13 @@ export function executeContextFor(options: RunOptions): { context: ExecuteContex
 		nodeTypes: nodeTypesFor(nodeType),
 	});
 	const items = options.items ?? [{ json: {} }];
-	const context = new ExecuteContext(
-		workflow,
-		node,
-		additionalDataFor(options.credentials),
-		'manual',
-		createRunExecutionData(),
-		0,
-		items,
-		{ main: [items] },
-		{ node, data: { main: [items] }, source: null },
-		[],
-	);
+	const context = runContext(workflow, node, options, items, { node, data: { main: [items] }, source: null });
 	return { context, node, nodeType, workflow };
+}
+
+/** n8n's ExecuteContext for one run of `node` over `items`, with the execute data n8n hands that run. */
+function runContext(workflow: Workflow, node: INode, options: RunOptions, items: INodeExecutionData[], executeData: IExecuteData): ExecuteContext {
+	return new ExecuteContext(workflow, node, additionalDataFor(options.credentials), 'manual', createRunExecutionData(), 0, items, { main: [items] }, executeData, []);
 }
 
 /**
@@ -124,18 +119,7 @@ export function triesOf(options: RunOptions): () => Promise<INodeExecutionData[]
 	const executeData = context.getExecuteData();
 	const items = executeData.data.main[0] ?? [];
 	return async () => {
-		const tryContext = new ExecuteContext(
-			workflow,
-			node,
-			additionalDataFor(options.credentials),
-			'manual',
-			createRunExecutionData(),
-			0,
-			items,
-			{ main: [items] },
-			executeData,
-			[],
-		);
+		const tryContext = runContext(workflow, node, options, items, executeData);
 		const [output] = await nodeType.execute.call(tryContext);
 		return output;
 	};
