@@ -280,7 +280,9 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 			`n8n ${version}, restart mid-flood: ${counts.answered} of ${counts.sent} answered 2xx, ${counts.retried} retried; ` +
 				`${counts.lost} answered events in an execution n8n left unfinished at shutdown, ${counts.lost - counts.lostInUnfinishedExecution} in none`,
 		);
-		expect(counts.retried).toBeGreaterThan(0);
+		expect(restarting).toBeDefined();
+		// No retry is needed when the old process, still taking deliveries while it waits for its
+		// executions, answers the rest of a short flood before it exits (2.x, a quiet machine).
 		expect({ answered: counts.answered, doubled: counts.doubled }).toEqual({ answered: TRIGGER_FLOOD.events, doubled: 0 });
 		if (version.startsWith('2.')) expect(counts.lost - counts.lostInUnfinishedExecution).toBe(0);
 		// At most the executions running when shutdown began (1.x cancels those) and when its grace period ended.
