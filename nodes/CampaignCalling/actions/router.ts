@@ -156,7 +156,7 @@ async function runPerItem(
 			failures.failItem(i, error);
 		}
 	}
-	const sendOnce = sendOnceFor(this, operation.createsOnEachSend === true);
+	const sendOnce = sendOnceFor(this, operation);
 	for (let i = 0; i < itemCount; i++) {
 		if (results[i]) continue;
 		try {
@@ -219,7 +219,7 @@ async function runBatched(
 		for (const owner of new Set(batch.owners)) batchNumbers[owner].push(batch.number);
 	}
 
-	const sendOnce = sendOnceFor(this, operation.createsOnEachSend === true);
+	const sendOnce = sendOnceFor(this, operation);
 	const sendOne = async (batch: Batch<unknown>) => {
 		try {
 			const batchAnswers = await sendOnce(

@@ -1,6 +1,8 @@
 import { createHash } from 'crypto';
 import type { IExecuteData, IExecuteFunctions } from 'n8n-workflow';
 
+import type { SendKind } from './types';
+
 /*
  * With the node setting Retry On Fail, n8n runs the whole node again when it throws or, under Continue
  * On Fail, when its first output item carries `error` (n8n-core WorkflowExecute: runNode again, up to
@@ -27,16 +29,12 @@ const sendEachTime: SendOnce = async (_unit, _content, send) => await send();
  * belongs to other content. Without Retry On Fail, or for an operation whose sends repeat harmlessly,
  * every send goes out, as it always did.
  */
-export function sendOnceFor(context: IExecuteFunctions, createsOnEachSend: boolean): SendOnce {
+export function sendOnceFor(context: IExecuteFunctions, operation: SendKind): SendOnce {
 	const node = context.getNode();
-	if (node.retryOnFail !== true || !createsOnEachSend) return sendEachTime;
+	if (node.retryOnFail !== true || operation.createsOnEachSend !== true) return sendEachTime;
 	const run = context.getExecuteData();
-	let answers = runs.get(run);
-	if (!answers) {
-		answers = new Map();
-		runs.set(run, answers);
-	}
-	const recorded = answers;
+	const recorded = runs.get(run) ?? new Map<string, unknown>();
+	runs.set(run, recorded);
 	return async <Answer>(unit: string, content: unknown, send: () => Promise<Answer>): Promise<Answer> => {
 		// The node's name is part of the key: as an AI tool, n8n gives every tool the agent's execute data.
 		const key = createHash('sha256').update(JSON.stringify([node.name, unit, content])).digest('base64url');

@@ -7,17 +7,21 @@ import type { ParameterReader } from './shared/parameters';
  * the router that imports them.
  */
 
-/**
- * An operation that makes one request per input item. `prepare` reads and checks the item's
- * parameters and runs for every item before any request is sent; `send` makes the request.
- */
-export interface PerItemOperation<Prepared> {
-	kind: 'perItem';
+/** What the router needs to know of any operation's sends. */
+export interface SendKind {
 	/**
 	 * Each send creates something at the service (a contact that will be called, a module). Under Retry
 	 * On Fail the router sends such work at most once per run of the node (see sentRecord.ts).
 	 */
 	createsOnEachSend?: true;
+}
+
+/**
+ * An operation that makes one request per input item. `prepare` reads and checks the item's
+ * parameters and runs for every item before any request is sent; `send` makes the request.
+ */
+export interface PerItemOperation<Prepared> extends SendKind {
+	kind: 'perItem';
 	prepare(this: IExecuteFunctions, itemIndex: number, params: ParameterReader): Prepared;
 	send(this: IExecuteFunctions, prepared: Prepared, itemIndex: number): Promise<IDataObject | IDataObject[]>;
 }
@@ -34,13 +38,8 @@ export interface BatchShare<Unit> {
  * Every input item still yields exactly one output item, built by `itemOutput` from the answers
  * to its own units.
  */
-export interface BatchedOperation<Unit> {
+export interface BatchedOperation<Unit> extends SendKind {
 	kind: 'batched';
-	/**
-	 * Each send creates something at the service (a contact that will be called, a module). Under Retry
-	 * On Fail the router sends such work at most once per run of the node (see sentRecord.ts).
-	 */
-	createsOnEachSend?: true;
 	prepare(this: IExecuteFunctions, itemIndex: number, params: ParameterReader): BatchShare<Unit>;
 	batching(this: IExecuteFunctions, params: ParameterReader): { batchSize: number; parallelRequests: number };
 	/**

@@ -3,6 +3,11 @@ import { runInNewContext } from 'vm';
 import type { IExecuteData, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { sendOnceFor } from '../../../../nodes/CampaignCalling/actions/sentRecord';
+import type { SendKind } from '../../../../nodes/CampaignCalling/actions/types';
+
+/** Operations as the router hands them: one whose every send creates something, and one whose sends repeat harmlessly. */
+const CREATES: SendKind = { createsOnEachSend: true };
+const READS: SendKind = {};
 
 /** A run of the node as n8n identifies it to each try: its execute data object. */
 function newRun(): IExecuteData {
@@ -35,18 +40,18 @@ describe('sendOnceFor', () => {
 		const run = newRun();
 		let refuse = true;
 		const sender = countingSend(() => refuse);
-		await expect(sendOnceFor(tryOf(run), true)('batch 0', ['campaign', ['Ada']], sender.send)).rejects.toThrow('refused');
+		await expect(sendOnceFor(tryOf(run), CREATES)('batch 0', ['campaign', ['Ada']], sender.send)).rejects.toThrow('refused');
 		refuse = false;
-		expect(await sendOnceFor(tryOf(run), true)('batch 0', ['campaign', ['Ada']], sender.send)).toEqual({ call: 2 });
-		expect(await sendOnceFor(tryOf(run), true)('batch 0', ['campaign', ['Ada']], sender.send)).toEqual({ call: 2 });
+		expect(await sendOnceFor(tryOf(run), CREATES)('batch 0', ['campaign', ['Ada']], sender.send)).toEqual({ call: 2 });
+		expect(await sendOnceFor(tryOf(run), CREATES)('batch 0', ['campaign', ['Ada']], sender.send)).toEqual({ call: 2 });
 		expect(sender.calls).toBe(2);
 	});
 
 	it('a later try of the same run takes the recorded answer and sends nothing', async () => {
 		const run = newRun();
 		const sender = countingSend();
-		const first = await sendOnceFor(tryOf(run), true)('item 1', { eventType: 'call.ended' }, sender.send);
-		const second = await sendOnceFor(tryOf(run), true)('item 1', { eventType: 'call.ended' }, sender.send);
+		const first = await sendOnceFor(tryOf(run), CREATES)('item 1', { eventType: 'call.ended' }, sender.send);
+		const second = await sendOnceFor(tryOf(run), CREATES)('item 1', { eventType: 'call.ended' }, sender.send);
 		expect(second).toBe(first);
 		expect(sender.calls).toBe(1);
 	});
@@ -54,28 +59,28 @@ describe('sendOnceFor', () => {
 	it('sends again when the unit, its content or the node differs', async () => {
 		const run = newRun();
 		const sender = countingSend();
-		await sendOnceFor(tryOf(run), true)('item 1', { url: 'https://a.example.com' }, sender.send);
-		await sendOnceFor(tryOf(run), true)('item 2', { url: 'https://a.example.com' }, sender.send);
+		await sendOnceFor(tryOf(run), CREATES)('item 1', { url: 'https://a.example.com' }, sender.send);
+		await sendOnceFor(tryOf(run), CREATES)('item 2', { url: 'https://a.example.com' }, sender.send);
 		// An expression that came out differently on this try ($now): other content, so it is sent.
-		await sendOnceFor(tryOf(run), true)('item 1', { url: 'https://b.example.com' }, sender.send);
+		await sendOnceFor(tryOf(run), CREATES)('item 1', { url: 'https://b.example.com' }, sender.send);
 		// Two tools of one AI agent share the agent's execute data; each node keeps its own record.
-		await sendOnceFor(tryOf(run, { name: 'Other Tool' }), true)('item 1', { url: 'https://a.example.com' }, sender.send);
+		await sendOnceFor(tryOf(run, { name: 'Other Tool' }), CREATES)('item 1', { url: 'https://a.example.com' }, sender.send);
 		expect(sender.calls).toBe(4);
 	});
 
 	it('different runs (another execution, or another run of the node) share nothing', async () => {
 		const sender = countingSend();
-		await sendOnceFor(tryOf(newRun()), true)('batch 0', ['campaign', ['Ada']], sender.send);
-		await sendOnceFor(tryOf(newRun()), true)('batch 0', ['campaign', ['Ada']], sender.send);
+		await sendOnceFor(tryOf(newRun()), CREATES)('batch 0', ['campaign', ['Ada']], sender.send);
+		await sendOnceFor(tryOf(newRun()), CREATES)('batch 0', ['campaign', ['Ada']], sender.send);
 		expect(sender.calls).toBe(2);
 	});
 
 	it('without Retry On Fail, or for an operation whose sends repeat harmlessly, every send goes out', async () => {
 		const run = newRun();
 		const sender = countingSend();
-		for (let i = 0; i < 2; i++) await sendOnceFor(tryOf(run, { retryOnFail: false }), true)('batch 0', ['c', ['Ada']], sender.send);
-		for (let i = 0; i < 2; i++) await sendOnceFor(tryOf(run, { retryOnFail: undefined }), true)('batch 0', ['c', ['Ada']], sender.send);
-		for (let i = 0; i < 2; i++) await sendOnceFor(tryOf(run), false)('item 0', 'contact-id', sender.send);
+		for (let i = 0; i < 2; i++) await sendOnceFor(tryOf(run, { retryOnFail: false }), CREATES)('batch 0', ['c', ['Ada']], sender.send);
+		for (let i = 0; i < 2; i++) await sendOnceFor(tryOf(run, { retryOnFail: undefined }), CREATES)('batch 0', ['c', ['Ada']], sender.send);
+		for (let i = 0; i < 2; i++) await sendOnceFor(tryOf(run), READS)('item 0', 'contact-id', sender.send);
 		expect(sender.calls).toBe(6);
 	});
 
@@ -84,7 +89,7 @@ describe('sendOnceFor', () => {
 		const collectGarbage = runInNewContext('gc') as () => void;
 		const recordedAnswer = await (async () => {
 			const run = newRun();
-			const answer = await sendOnceFor(tryOf(run), true)('batch 0', ['campaign', ['Ada']], async () => ({ id: 'contact' }));
+			const answer = await sendOnceFor(tryOf(run), CREATES)('batch 0', ['campaign', ['Ada']], async () => ({ id: 'contact' }));
 			return new WeakRef(answer);
 		})();
 		// A WeakRef keeps its target until the current job ends.
