@@ -160,12 +160,21 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 		// The main migrates the database; the worker and webhook processes expect it migrated.
 		const mainReadyMs = await waitUntilReady(main, urls.main, { rest: true, timeoutMs: options.readyTimeoutMs });
 		log(`n8n ${options.version} queue mode: main ready in ${seconds(mainReadyMs)}; starting the worker and webhook processes`);
+		/**
+		 * Readiness, and for the webhook process its webhook routes: /healthz/readiness answers before they
+		 * are mounted, and until then n8n 1.x answers a webhook call 404 "Cannot POST /webhook/...". A
+		 * restarted process appends to the same log, so its own line is the one after `linesBefore`.
+		 */
+		const waitUntilServing = async (role: Exclude<QueueRole, 'main'>, server: LoggedProcess, linesBefore = 0) => {
+			const readyMs = await waitUntilReady(server, urls[role], { rest: false, timeoutMs: options.readyTimeoutMs });
+			if (role === 'webhook') {
+				await waitUntil('listening for webhooks', server, () => listeningLines(server) > linesBefore, options.readyTimeoutMs ?? 120_000);
+			}
+			return readyMs;
+		};
 		const worker = await spawnWithOwnJournal('worker');
 		const webhook = await spawnWithOwnJournal('webhook');
-		const [workerReadyMs, webhookReadyMs] = await allOrFirstError([
-			waitUntilReady(worker, urls.worker, { rest: false, timeoutMs: options.readyTimeoutMs }),
-			waitUntilReady(webhook, urls.webhook, { rest: false, timeoutMs: options.readyTimeoutMs }),
-		]);
+		const [workerReadyMs, webhookReadyMs] = await allOrFirstError([waitUntilServing('worker', worker), waitUntilServing('webhook', webhook)]);
 		const startToReadyMs = Date.now() - main.startedAt;
 		log(
 			`n8n ${options.version} queue mode: ready in ${seconds(startToReadyMs)} ` +
@@ -188,16 +197,11 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 		};
 		const running: Record<Exclude<QueueRole, 'main'>, LoggedProcess> = { worker, webhook };
 		const restart = async (role: Exclude<QueueRole, 'main'>) => {
-			const listening = running[role].logs().split(WEBHOOK_LISTENING).length;
+			const linesBefore = listeningLines(running[role]);
 			await running[role].stop();
 			log(`n8n ${options.version} queue mode: restarting the ${role}`);
 			running[role] = await spawnWithOwnJournal(role);
-			const readyMs = await waitUntilReady(running[role], urls[role], { rest: false, timeoutMs: options.readyTimeoutMs });
-			if (role === 'webhook') {
-				// The log file is appended to: wait for the restarted process's own line.
-				const server = running[role];
-				await waitUntil('listening for webhooks', server, () => server.logs().split(WEBHOOK_LISTENING).length > listening, options.readyTimeoutMs ?? 120_000);
-			}
+			const readyMs = await waitUntilServing(role, running[role], linesBefore);
 			processes[role] = summary(role, running[role], readyMs);
 		};
 		const logs = (lines?: number) =>
@@ -235,11 +239,8 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 
 const COMMANDS: Record<QueueRole, N8nCommand> = { main: 'start', worker: 'worker', webhook: 'webhook' };
 
-/**
- * A webhook process's line once its webhook routes are mounted. Its /healthz/readiness answers before that,
- * and until then n8n 1.x answers a webhook call 404 "Cannot POST /webhook/...".
- */
-const WEBHOOK_LISTENING = 'Webhook listener waiting for requests.';
+/** How many times a process's log says its webhook routes are mounted (n8n writes this line on both lines). */
+const listeningLines = (server: LoggedProcess) => server.logs().split('Webhook listener waiting for requests.').length - 1;
 
 let servicesReady: Promise<QueueServices> | undefined;
 
