@@ -7,6 +7,7 @@
  * the nodes wired after each output.
  */
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
+import { addMappedLeads, leadFields } from '../helpers/actionParameters.ts';
 import { type Execution, executionError, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
 import { runBetweenOutputs, type OnError } from './harness/onError.ts';
@@ -90,18 +91,7 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 	const getContact = { resource: 'contact', operation: 'get', contactId: '={{ $json.id }}', simplify: false, requestOptions: { maxRetries: 0 } };
 	const contactIds = [{ id: DEMO.completedContactId }, { id: 'not-a-uuid' }, { id: DEMO.otherContactId }, { id: DEMO.noAnswerContactId }];
 
-	const addContacts = (options: Record<string, unknown>) => ({
-		resource: 'contact',
-		operation: 'addToCampaign',
-		campaignId: DEMO.campaignId,
-		firstName: '={{ $json.first }}',
-		lastName: '={{ $json.last }}',
-		phoneNumber: '={{ $json.phone }}',
-		options,
-		requestOptions: { maxRetries: 0 },
-	});
-	const leads = (count: number) =>
-		Array.from({ length: count }, (_, i) => ({ first: `Lead${i}`, last: 'Doe', phone: `+1415555${String(i).padStart(4, '0')}` }));
+	const addContacts = (options: Record<string, unknown>) => addMappedLeads({ options, requestOptions: { maxRetries: 0 } });
 
 	it('version 3, Get Contact: failed items leave on the error output, paired and with their input fields, only with "Continue (using error output)"', async () => {
 		const { outcomes, executions } = await eachMode('Get Contact', getContact, contactIds, 3);
@@ -132,7 +122,7 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 	});
 
 	it('version 3, Add Contacts: a refused batch fails exactly its items, on the error output with "Continue (using error output)"', async () => {
-		const items = leads(25);
+		const items = leadFields(25);
 		// Five digits pass the node's check but not the service's (at least 7): batch 1 (items 10-19) is refused whole.
 		items[12].phone = '+12345';
 		const { outcomes, executions } = await eachMode('Add Contacts, batch 2 of 3 refused', addContacts({ batchSize: 10 }), items, 3);
@@ -152,7 +142,7 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 		expect(errors.map((item) => item.pairedItem?.item)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
 		expect(success.map((item) => item.pairedItem?.item)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 21, 22, 23, 24]);
 		expect(errors[1].json).toEqual({
-			...leads(25)[11],
+			...leadFields(25)[11],
 			error: 'Add Contacts failed: the service answered status "error" (error)',
 			message: expect.stringContaining('Check the Campaign ID and the contacts of this batch'),
 		});
@@ -161,7 +151,7 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 
 	it('version 3, Add Contacts over Max Contacts per Run: nothing sent, and an error item per lead under either Continue mode', async () => {
 		const reason = 'Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]';
-		const { outcomes, executions } = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leads(3), 3);
+		const { outcomes, executions } = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leadFields(3), 3);
 		expect(outcomes).toEqual({
 			stopWorkflow: { status: 'error', outputs: [], reached: { Sent: 0, Failed: 0 }, requests: 0, error: reason },
 			continueRegularOutput: { status: 'success', outputs: [3], reached: { Sent: 3, Failed: 0 }, requests: 0 },
@@ -186,7 +176,7 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 			errorDescription: expect.any(String),
 		});
 
-		const capped = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leads(3), 2);
+		const capped = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leadFields(3), 2);
 		// What version 2 always did under either Continue mode: the node's run records the error, and n8n passes
 		// the input items on unchanged, down the success output, as if they had been sent.
 		const passedOn = {
@@ -197,6 +187,6 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 			error: 'Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]',
 		};
 		expect([capped.outcomes.continueRegularOutput, capped.outcomes.continueErrorOutput]).toEqual([passedOn, passedOn]);
-		expect(nodeItems(capped.executions.continueRegularOutput, ACTION)[0].map((item) => item.json)).toEqual(leads(3));
+		expect(nodeItems(capped.executions.continueRegularOutput, ACTION)[0].map((item) => item.json)).toEqual(leadFields(3));
 	});
 });

@@ -5,7 +5,8 @@
  * or modules it holds afterwards, per On Error mode.
  */
 import { CampaignCalling } from '../../nodes/CampaignCalling/CampaignCalling.node';
-import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
+import { addMappedLeads, leadFields } from '../helpers/actionParameters.ts';
+import { startSimulator, type Simulator } from '../simulator/server.ts';
 import { type Execution, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
 import { runBetweenOutputs, type OnError } from './harness/onError.ts';
@@ -87,21 +88,10 @@ describe.each(e2eVersions())('Retry On Fail in n8n %s', (version) => {
 	const contactsHeld = () => simulator.state.contacts.size;
 	const modulesHeld = () => simulator.state.webhookModules.size;
 
-	const addContacts = {
-		resource: 'contact',
-		operation: 'addToCampaign',
-		campaignId: DEMO.campaignId,
-		firstName: '={{ $json.first }}',
-		lastName: '={{ $json.last }}',
-		phoneNumber: '={{ $json.phone }}',
-		options: { batchSize: 10 },
-		requestOptions: { maxRetries: 0 },
-	};
-	const leads = (count: number) =>
-		Array.from({ length: count }, (_, i) => ({ first: `Lead${i}`, last: 'Doe', phone: `+1415555${String(i).padStart(4, '0')}` }));
+	const addContacts = addMappedLeads({ options: { batchSize: 10 }, requestOptions: { maxRetries: 0 } });
 
 	it('Add Contacts, item 0 invalid: the 24 good leads go out once, in 3 batches, not once per try', async () => {
-		const items = leads(25);
+		const items = leadFields(25);
 		items[0].phone = 'not a phone';
 		// Item 0 fails before any request, and its error item comes first, so n8n tries the node 3 times.
 		expect(await eachContinueMode('Add Contacts, item 0 invalid', addContacts, items, contactsHeld)).toEqual({
@@ -111,7 +101,7 @@ describe.each(e2eVersions())('Retry On Fail in n8n %s', (version) => {
 	});
 
 	it('Add Contacts, first batch refused: only the refused batch is sent again, on each of the 3 tries', async () => {
-		const items = leads(25);
+		const items = leadFields(25);
 		// Five digits pass the node's check but not the service's (at least 7): batch 0 (items 0-9) is refused whole.
 		items[2].phone = '+12345';
 		// Try 1 sends batches 0, 1 and 2; tries 2 and 3 send batch 0 only: 5 POSTs, the 15 leads of batches 1 and 2 added once.
@@ -122,7 +112,7 @@ describe.each(e2eVersions())('Retry On Fail in n8n %s', (version) => {
 	});
 
 	it('Add Contacts, Retry On Fail alone: a try after the node stopped does not send again the batch that went through', async () => {
-		const items = leads(25);
+		const items = leadFields(25);
 		items[12].phone = '+12345';
 		// Each try: batch 0 (only on try 1), then batch 1, refused, stops the node before batch 2.
 		expect(await count('Add Contacts, batch 1 refused', addContacts, items, 'stopWorkflow', contactsHeld)).toEqual({

@@ -1,7 +1,7 @@
-/** Parameters of the action node's operations, as the transport tests run them, with `extra` laid over. */
+/** Parameters of the action node's operations, as the tests run them, with `extra` laid over. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { DEMO } from './kit.ts';
+import { DEMO } from '../simulator/server.ts';
 
 export const getContact = (extra: IDataObject = {}) => ({
 	resource: 'contact',
@@ -29,3 +29,18 @@ export const createIntegration = (extra: IDataObject = {}) => ({
 	url: 'https://hooks.example.com/x',
 	...extra,
 });
+
+/** Add to Campaign with each item's `first`, `last` and `phone` mapped in, as a user maps a sheet's columns. */
+export const addMappedLeads = (extra: IDataObject = {}) => ({
+	resource: 'contact',
+	operation: 'addToCampaign',
+	campaignId: DEMO.campaignId,
+	firstName: '={{ $json.first }}',
+	lastName: '={{ $json.last }}',
+	phoneNumber: '={{ $json.phone }}',
+	...extra,
+});
+
+/** `count` leads with the fields addMappedLeads reads: Lead0 Doe +14155550000, Lead1 Doe +14155550001, ... */
+export const leadFields = (count: number) =>
+	Array.from({ length: count }, (_, i) => ({ first: `Lead${i}`, last: 'Doe', phone: `+1415555${String(i).padStart(4, '0')}` }));

@@ -5,6 +5,7 @@
  * suite (queue.e2e): call it inside a describe block.
  */
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
+import { addMappedLeads, leadFields } from '../../helpers/actionParameters.ts';
 import { settledExecutions } from './deliveries.ts';
 import { executionError, nodeOutput, type Execution, type N8nInstance } from './n8n.ts';
 import {
@@ -71,21 +72,8 @@ export function packageCases<T extends N8nInstance>(options: PackageCaseOptions<
 	});
 
 	it('Contact → Add to Campaign batches 250 leads into 3 requests and pairs every output item', async () => {
-		const leads = Array.from({ length: 250 }, (_, i) => ({ first: `Lead${i}`, last: 'Doe', phone: `+1415555${String(i).padStart(4, '0')}` }));
-		const { reply, execution } = await runThrough(
-			[
-				splitOutNode('Leads', 'body.leads'),
-				action({
-					resource: 'contact',
-					operation: 'addToCampaign',
-					campaignId: DEMO.campaignId,
-					firstName: '={{ $json.first }}',
-					lastName: '={{ $json.last }}',
-					phoneNumber: '={{ $json.phone }}',
-				}),
-			],
-			{ leads },
-		);
+		const leads = leadFields(250);
+		const { reply, execution } = await runThrough([splitOutNode('Leads', 'body.leads'), action(addMappedLeads())], { leads });
 		expect(execution.status).toBe('success');
 		const posts = simulator.requests.filter((request) => request.path.startsWith('/compaign/v1/contacts/addToCampaign/'));
 		expect(posts.map((request) => (request.body as unknown[]).length)).toEqual([100, 100, 50]);

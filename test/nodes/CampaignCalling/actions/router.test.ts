@@ -2,26 +2,17 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { packBatches, runWithLimit } from '../../../../nodes/CampaignCalling/actions/router';
 import { runActionNode, runActionNodeExpectingError, triesOf } from '../../../helpers/n8nContext.ts';
+import { addMappedLeads, leadFields } from '../../../helpers/actionParameters.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../helpers/kit.ts';
 
 const sim = useSimulator();
 const addPath = (id: string) => `/compaign/v1/contacts/addToCampaign/${id}`;
 
 function leads(count: number, campaignOf: (index: number) => string = () => DEMO.campaignId) {
-	return Array.from({ length: count }, (_, i) => ({
-		json: { first: `Lead${i}`, last: 'Doe', phone: `+1415555${String(i).padStart(4, '0')}`, campaign: campaignOf(i) },
-	}));
+	return leadFields(count).map((fields, i) => ({ json: { ...fields, campaign: campaignOf(i) } }));
 }
 
-const addContacts = (extra: Record<string, unknown> = {}) => ({
-	resource: 'contact',
-	operation: 'addToCampaign',
-	campaignId: '={{ $json.campaign }}',
-	firstName: '={{ $json.first }}',
-	lastName: '={{ $json.last }}',
-	phoneNumber: '={{ $json.phone }}',
-	...extra,
-});
+const addContacts = (extra: Record<string, unknown> = {}) => addMappedLeads({ campaignId: '={{ $json.campaign }}', ...extra });
 
 /** Every output item points at an input item, and each input item is covered exactly `per` times. */
 function expectPairedOncePerItem(output: INodeExecutionData[], itemCount: number) {

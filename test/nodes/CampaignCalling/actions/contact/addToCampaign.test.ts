@@ -1,23 +1,15 @@
 import { runActionNode, runActionNodeExpectingError, triesOf } from '../../../../helpers/n8nContext.ts';
+import { addMappedLeads, leadFields } from '../../../../helpers/actionParameters.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 
 const sim = useSimulator();
 const addPath = (id: string) => `/compaign/v1/contacts/addToCampaign/${id}`;
 
 function leads(count: number) {
-	return Array.from({ length: count }, (_, i) => ({
-		json: { first: `Lead${i}`, last: 'Doe', phone: `+1415555${String(i).padStart(4, '0')}` },
-	}));
+	return leadFields(count).map((json) => ({ json }));
 }
 
-const fieldsMode = {
-	resource: 'contact',
-	operation: 'addToCampaign',
-	campaignId: DEMO.campaignId,
-	firstName: '={{ $json.first }}',
-	lastName: '={{ $json.last }}',
-	phoneNumber: '={{ $json.phone }}',
-};
+const fieldsMode = addMappedLeads();
 
 describe('Contact → Add to Campaign, fields mode', () => {
 	it('sends 250 mapped items in ceil(250 / 100) = 3 requests, one output item per input item', async () => {
