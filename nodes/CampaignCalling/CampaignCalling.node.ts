@@ -16,13 +16,7 @@ export class CampaignCalling implements INodeType {
 		name: 'campaignCalling',
 		icon: { light: 'file:campaignCalling.svg', dark: 'file:campaignCalling.dark.svg' },
 		group: ['output'],
-		// 2 turns Simplify on by default and puts id/name/status first in full records. 3 sends
-		// failed items to n8n's error output ("Continue (using error output)") and, under Continue On
-		// Fail, turns a refusal of the whole run into an error item per input item. Each earlier
-		// version keeps its output exactly, so saved workflows do not change. Versions are whole numbers:
-		// n8n 1.x stores each node's latest version in an integer column, and on Postgres refuses the install otherwise.
-		version: [1, 2, 3],
-		defaultVersion: 3,
+		version: 1,
 		// Each operation's own name on the canvas ("Add to Campaign"), not its stored values.
 		subtitle:
 			'={{ ({"contact:addToCampaign": "Add to Campaign", "contact:get": "Get Contact", "campaign:get": "Get Campaign", "campaign:update": "Update Campaign", "webhookFlow:getAll": "Get Many Webhook Flows", "integration:create": "Create Integration", "webhookModule:create": "Create Webhook Module"})[$parameter["resource"] + ":" + $parameter["operation"]] }}',

@@ -34,8 +34,6 @@ export interface RunOptions {
 	continueOnFail?: boolean;
 	/** The node's Settings → On Error; `continueOnFail: true` is 'continueRegularOutput'. */
 	onError?: 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
-	/** The node's typeVersion as a saved workflow holds it; 1 unless given. */
-	typeVersion?: number;
 	/** The node's Settings → Retry On Fail. */
 	retryOnFail?: boolean;
 }
@@ -84,7 +82,7 @@ export function executeContextFor(options: RunOptions): { context: ExecuteContex
 		id: 'node-under-test',
 		name: 'Campaign Calling',
 		type: 'n8n-nodes-campaign-calling.campaignCalling',
-		typeVersion: options.typeVersion ?? 1,
+		typeVersion: 1,
 		position: [0, 0],
 		parameters: options.parameters as INode['parameters'],
 		credentials: { campaignCallingApi: { id: 'credential-1', name: 'Campaign Calling account' } },

@@ -45,7 +45,7 @@ export interface BatchedOperation<Unit> extends SendKind {
 	/**
 	 * Runs once, after every item is prepared and before any request, with the number of units the run
 	 * would send; throws to refuse the whole run (a cap the user set on what one run may do): nothing is
-	 * sent, and the router stops the run or, from version 3 under Continue On Fail, fails every item.
+	 * sent, and the router stops the run or, under Continue On Fail, fails every item.
 	 */
 	checkTotal?(this: IExecuteFunctions, totalUnits: number, params: ParameterReader): void;
 	/** Sends one batch; resolves to one answer per unit, in order. */

@@ -34,11 +34,11 @@ const valuesOf = (options: INodeProperties['options']) => (options ?? []).map((o
 const namesOf = (options: INodeProperties['options']) => (options ?? []).map((option) => (option as { name: string }).name);
 
 describe('Campaign Calling node description (the contract\'s stored names)', () => {
-	it('is campaignCalling, versions 1, 2 and 3 (new nodes get 3), with the campaignCallingApi credential', () => {
+	it('is campaignCalling, version 1 alone, with the campaignCallingApi credential', () => {
 		expect(description.name).toBe('campaignCalling');
 		expect(description.displayName).toBe('Campaign Calling');
-		expect(description.version).toEqual([1, 2, 3]);
-		expect(description.defaultVersion).toBe(3);
+		expect(description.version).toBe(1);
+		expect(description.defaultVersion).toBeUndefined();
 		expect(description.credentials).toEqual([{ name: 'campaignCallingApi', required: true }]);
 	});
 
@@ -132,7 +132,7 @@ describe('Campaign Calling node in the editor', () => {
 			id: 'subtitle',
 			name: 'Campaign Calling',
 			type: 'n8n-nodes-campaign-calling.campaignCalling',
-			typeVersion: 2,
+			typeVersion: 1,
 			position: [0, 0],
 			parameters: { resource, operation },
 		};
@@ -156,14 +156,11 @@ describe('Campaign Calling node in the editor', () => {
 		['contact', 'get'],
 		['campaign', 'get'],
 		['webhookFlow', 'getAll'],
-	])('%s / %s has Simplify: off in version 1, on in version 2 and later', (resource, operation) => {
+	])('%s / %s has one Simplify toggle, on by default', (resource, operation) => {
 		const toggles = description.properties.filter(
 			(candidate) => candidate.name === 'simplify' && candidate.displayOptions?.show?.resource?.includes(resource) && candidate.displayOptions?.show?.operation?.includes(operation),
 		);
-		expect(toggles.map((toggle) => [toggle.type, toggle.default, toggle.displayOptions?.show?.['@version']])).toEqual([
-			['boolean', false, [1]],
-			['boolean', true, [{ _cnd: { gte: 2 } }]],
-		]);
+		expect(toggles.map((toggle) => [toggle.type, toggle.default])).toEqual([['boolean', true]]);
 	});
 
 	it('Auto-Map shows a notice naming every field spelling it reads', () => {

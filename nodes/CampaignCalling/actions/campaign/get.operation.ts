@@ -1,7 +1,7 @@
 import { getCampaign } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
-import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
+import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
 import { requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
 
@@ -21,7 +21,7 @@ export const SIMPLIFIED_CAMPAIGN_FIELDS = [
 
 const LEADING_FIELDS = ['id', 'name', 'status'] as const;
 
-export const description = forOperation('campaign', 'get', [campaignIdProperty, ...simplifyProperties(SIMPLIFIED_CAMPAIGN_FIELDS)]);
+export const description = forOperation('campaign', 'get', [campaignIdProperty, simplifyProperty(SIMPLIFIED_CAMPAIGN_FIELDS)]);
 
 export const operation: PerItemOperation<{ campaignId: string; simplify: boolean }> = {
 	kind: 'perItem',
@@ -29,7 +29,7 @@ export const operation: PerItemOperation<{ campaignId: string; simplify: boolean
 	prepare(itemIndex, params) {
 		return {
 			campaignId: requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint),
-			simplify: readSimplify.call(this, itemIndex, params),
+			simplify: readSimplify(itemIndex, params),
 		};
 	},
 
@@ -37,7 +37,6 @@ export const operation: PerItemOperation<{ campaignId: string; simplify: boolean
 		const campaign = await getCampaign.call(this, campaignId, { itemIndex });
 		return shapeRecord(campaign, {
 			simplify,
-			typeVersion: this.getNode().typeVersion,
 			keptFields: SIMPLIFIED_CAMPAIGN_FIELDS,
 			leadingFields: LEADING_FIELDS,
 		});

@@ -59,7 +59,7 @@ function convert(field: UpdateField, value: unknown): unknown {
 	}
 }
 
-/** The ID in a resource locator's value; a plain string (saved before 0.2) is the ID itself. */
+/** The ID in a resource locator's value; a plain string (a workflow written by hand or by a tool) is the ID itself. */
 export function locatorValue(value: unknown): unknown {
 	if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'value' in value) {
 		return (value as { value: unknown }).value;

@@ -202,7 +202,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 const UUID_REGEX = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const UUID_PLACEHOLDER = 'e.g. 5d8e2f4a-1b3c-4d5e-9f60-718293a4b5c6';
 
-/** Webhook Flow: a list of the service's flows, or an ID. A plain ID saved before 0.2 still works. */
+/** Webhook Flow: a list of the service's flows, or an ID. A plain ID string is taken as the ID too. */
 const webhookFlowLocator: Pick<INodeProperties, 'type' | 'default' | 'modes'> = {
 	type: 'resourceLocator',
 	default: { mode: 'list', value: '' },

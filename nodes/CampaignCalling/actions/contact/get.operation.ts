@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { getContact } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
-import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
+import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
 import { requireUuid } from '../../../shared/validation';
 
 /** What Simplify keeps of a contact: who it is, where it stands, and the outcome of its last call. */
@@ -36,7 +36,7 @@ const properties: INodeProperties[] = [
 		description: 'The ID of the contact to read, with the outcome of its last call',
 		hint: 'The service has no contact listing to pick from: take the ID from Add Contacts\' output or from a call event of the trigger',
 	},
-	...simplifyProperties(SIMPLIFIED_CONTACT_FIELDS),
+	simplifyProperty(SIMPLIFIED_CONTACT_FIELDS),
 ];
 
 export const description = forOperation('contact', 'get', properties);
@@ -47,7 +47,7 @@ export const operation: PerItemOperation<{ contactId: string; simplify: boolean 
 	prepare(itemIndex, params) {
 		return {
 			contactId: requireUuid(params.get<unknown>('contactId', itemIndex), 'Contact ID', contactIdHint),
-			simplify: readSimplify.call(this, itemIndex, params),
+			simplify: readSimplify(itemIndex, params),
 		};
 	},
 
@@ -55,7 +55,6 @@ export const operation: PerItemOperation<{ contactId: string; simplify: boolean 
 		const contact = await getContact.call(this, contactId, { itemIndex });
 		return shapeRecord(contact, {
 			simplify,
-			typeVersion: this.getNode().typeVersion,
 			keptFields: SIMPLIFIED_CONTACT_FIELDS,
 			leadingFields: LEADING_FIELDS,
 		});

@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { listWebhookFlows } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
 import { forOperation } from '../shared/display';
-import { readSimplify, shapeRecord, simplifyProperties } from '../shared/simplify';
+import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
 import { InvalidInputError, requireIntegerInRange } from '../../../shared/validation';
 
 /** What Simplify keeps of a flow: what it is and its state, without the nested executions, steps and variables. */
@@ -46,7 +46,7 @@ const properties: INodeProperties[] = [
 		description: 'Max number of results to return',
 		displayOptions: { show: { returnAll: [false] } },
 	},
-	...simplifyProperties(SIMPLIFIED_FLOW_FIELDS),
+	simplifyProperty(SIMPLIFIED_FLOW_FIELDS),
 ];
 
 export const description = forOperation('webhookFlow', 'getAll', properties);
@@ -69,16 +69,15 @@ export const operation: PerItemOperation<PreparedListing> = {
 		const limit = returnAll
 			? undefined
 			: requireIntegerInRange(params.get<unknown>('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER);
-		return { workspaceId, limit, simplify: readSimplify.call(this, itemIndex, params) };
+		return { workspaceId, limit, simplify: readSimplify(itemIndex, params) };
 	},
 
 	async send({ workspaceId, limit, simplify }, itemIndex) {
 		const flows = await listWebhookFlows.call(this, { workspaceId }, { itemIndex });
 		// The spec shows no paging: the service returns the whole listing and Limit trims it here.
 		const kept = limit === undefined ? flows : flows.slice(0, limit);
-		const typeVersion = this.getNode().typeVersion;
 		return kept.map((flow) =>
-			shapeRecord(flow, { simplify, typeVersion, keptFields: SIMPLIFIED_FLOW_FIELDS, leadingFields: LEADING_FIELDS }),
+			shapeRecord(flow, { simplify, keptFields: SIMPLIFIED_FLOW_FIELDS, leadingFields: LEADING_FIELDS }),
 		);
 	},
 };

@@ -293,14 +293,8 @@ describe('bad input is refused before any request', () => {
 		});
 
 		if (row.nodeWide) {
-			it.each([1, 2])('version %p still stops the run with Continue On Fail', async (typeVersion) => {
-				const error = await runActionNodeExpectingError({ ...run(true), typeVersion });
-				expect(error.message).toMatch(row.message);
-				expect(sim.requests()).toHaveLength(0);
-			});
-
-			it('version 3 with Continue On Fail gives every input item an error item with the reason, and sends nothing', async () => {
-				const options = { ...run(true), items: [{ json: {} }, { json: {} }], typeVersion: 3 };
+			it('with Continue On Fail gives every input item an error item with the reason, and sends nothing', async () => {
+				const options = { ...run(true), items: [{ json: {} }, { json: {} }] };
 				const output = await runActionNode(options);
 				expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 				for (const item of output) expect(item.json.error).toMatch(row.message);

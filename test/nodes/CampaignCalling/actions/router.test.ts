@@ -1,6 +1,5 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { packBatches, runWithLimit } from '../../../../nodes/CampaignCalling/actions/router';
 import { runActionNode, runActionNodeExpectingError, triesOf } from '../../../helpers/n8nContext.ts';
 import { addMappedLeads, leadFields } from '../../../helpers/actionParameters.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../helpers/kit.ts';
@@ -89,11 +88,10 @@ describe('router: per-item operations', () => {
 		expect(sim.requests()).toHaveLength(0);
 	});
 
-	it('refuses bad Request Options for the whole run, even with Continue On Fail', async () => {
+	it('refuses bad Request Options for the whole run: without Continue On Fail it throws and sends nothing', async () => {
 		const error = await runActionNodeExpectingError({
 			credentials: sim.credentials(),
 			parameters: { ...getContact, contactId: DEMO.completedContactId, requestOptions: { maxRetries: 11 } },
-			continueOnFail: true,
 		});
 		expect(error.message).toBe('Request Options → Max Retries must be a whole number from 0 to 10, got 11 [item 0]');
 		expect(sim.requests()).toHaveLength(0);
@@ -137,14 +135,13 @@ describe('router: batched operation (Add Contacts)', () => {
 		expect(output).toHaveLength(1000);
 	});
 
-	it.each([0, 1001, 2.5])('refuses batch size %p before any request, even with Continue On Fail', async (batchSize) => {
-		const error = await runActionNodeExpectingError({
-			credentials: sim.credentials(),
-			items: leads(2),
-			parameters: addContacts({ options: { batchSize } }),
-			continueOnFail: true,
-		});
-		expect(error.message).toBe(`Batch Size must be a whole number from 1 to 1000, got ${batchSize} [item 0]`);
+	it.each([0, 1001, 2.5])('refuses batch size %p before any request; with Continue On Fail every item fails with the reason', async (batchSize) => {
+		const reason = `Batch Size must be a whole number from 1 to 1000, got ${batchSize} [item 0]`;
+		const run = { credentials: sim.credentials(), items: leads(2), parameters: addContacts({ options: { batchSize } }) };
+		expect((await runActionNodeExpectingError(run)).message).toBe(reason);
+		const output = await runActionNode({ ...run, continueOnFail: true });
+		expectPairedOncePerItem(output, 2);
+		expect(output.map((item) => item.json.error)).toEqual([reason, reason]);
 		expect(sim.requests()).toHaveLength(0);
 	});
 
@@ -301,7 +298,7 @@ const goesToErrorOutput = (item: INodeExecutionData) => {
 	return !!item.json.error && (keys.join() === 'error' || (keys.join() === 'error,message' && !!item.json.message));
 };
 
-describe('router: error items by node version and On Error mode', () => {
+describe('router: error items by On Error mode', () => {
 	const contactItems = [
 		{ json: { id: DEMO.completedContactId } },
 		{ json: { id: 'not-a-uuid' } },
@@ -309,13 +306,12 @@ describe('router: error items by node version and On Error mode', () => {
 	];
 	const getContact = { resource: 'contact', operation: 'get', contactId: '={{ $json.id }}', requestOptions: { maxRetries: 0 } };
 
-	it('version 3, Continue (using error output): every failed item is shaped for the error output, paired, and successes are not', async () => {
+	it('Continue (using error output): every failed item is shaped for the error output, paired, and successes are not', async () => {
 		const output = await runActionNode({
 			credentials: sim.credentials(),
 			items: contactItems,
 			parameters: getContact,
 			onError: 'continueErrorOutput',
-			typeVersion: 3,
 		});
 		expectPairedOncePerItem(output, 3);
 		expect(output.map(goesToErrorOutput)).toEqual([false, true, true]);
@@ -330,24 +326,15 @@ describe('router: error items by node version and On Error mode', () => {
 		expect(output[0].json.id).toBe(DEMO.completedContactId);
 	});
 
-	it('version 3, Continue (regular output): error items keep the shape of version 2, on the success output', async () => {
-		const run = (typeVersion: number) =>
-			runActionNode({ credentials: sim.credentials(), items: contactItems, parameters: getContact, onError: 'continueRegularOutput', typeVersion });
-		const [older, newer] = [await run(2), await run(3)];
-		expect(newer).toEqual(older);
-		expect(newer[1].json).toEqual({ error: expect.stringMatching(/^Contact ID must be a UUID/), errorDescription: expect.any(String) });
-		expect(newer.map(goesToErrorOutput)).toEqual([false, false, false]);
+	it('Continue (regular output): each failed item becomes an error item with its hint, on the success output, paired', async () => {
+		const output = await runActionNode({ credentials: sim.credentials(), items: contactItems, parameters: getContact, onError: 'continueRegularOutput' });
+		expectPairedOncePerItem(output, 3);
+		expect(output[1].json).toEqual({ error: expect.stringMatching(/^Contact ID must be a UUID/), errorDescription: expect.any(String) });
+		expect(output[2].json).toEqual({ error: expect.stringMatching(/^Get Contact failed/), errorDescription: expect.any(String) });
+		expect(output.map(goesToErrorOutput)).toEqual([false, false, false]);
 	});
 
-	it.each([1, 2])('version %p keeps its output exactly under Continue (using error output)', async (typeVersion) => {
-		const run = (onError: 'continueRegularOutput' | 'continueErrorOutput') =>
-			runActionNode({ credentials: sim.credentials(), items: contactItems, parameters: getContact, onError, typeVersion });
-		const [regular, errorOutput] = [await run('continueRegularOutput'), await run('continueErrorOutput')];
-		expect(errorOutput).toEqual(regular);
-		expect(errorOutput[2].json).toEqual({ error: expect.stringMatching(/^Get Contact failed/), errorDescription: expect.any(String) });
-	});
-
-	it('version 3, Continue (using error output): a refused Add Contacts batch fails exactly its items, each with the reason and what to check', async () => {
+	it('Continue (using error output): a refused Add Contacts batch fails exactly its items, each with the reason and what to check', async () => {
 		const items = leads(25);
 		// Five digits pass the node's check but not the service's: the second batch of 10 is refused whole.
 		items[12].json.phone = '+12345';
@@ -356,7 +343,6 @@ describe('router: error items by node version and On Error mode', () => {
 			items,
 			parameters: addContacts({ options: { batchSize: 10 }, requestOptions: { maxRetries: 0 } }),
 			onError: 'continueErrorOutput',
-			typeVersion: 3,
 		});
 		expect(sim.requests()).toHaveLength(3);
 		expectPairedOncePerItem(output, 25);
@@ -368,7 +354,7 @@ describe('router: error items by node version and On Error mode', () => {
 		expect(output[20].json.added).toBe(1);
 	});
 
-	describe.each(['continueRegularOutput', 'continueErrorOutput'] as const)('version 3, a refusal of the whole run under %s', (onError) => {
+	describe.each(['continueRegularOutput', 'continueErrorOutput'] as const)('a refusal of the whole run under %s', (onError) => {
 		it('Max Contacts per Run: an error item per input item with the reason and its contact, and nothing sent', async () => {
 			const items = leads(3);
 			items[1].json.phone = 'n/a';
@@ -377,8 +363,7 @@ describe('router: error items by node version and On Error mode', () => {
 				items: [...items, ...leads(3).slice(0, 2)],
 				parameters: addContacts({ options: { maxContactsPerRun: 3 } }),
 				onError,
-				typeVersion: 3,
-			});
+				});
 			expect(sim.requests()).toHaveLength(0);
 			expectPairedOncePerItem(output, 5);
 			const reason = 'Max Contacts per Run is 3, but this run would add 4 contacts; nothing was sent [item 0]';
@@ -405,8 +390,7 @@ describe('router: error items by node version and On Error mode', () => {
 				items: contactItems,
 				parameters: { ...getContact, requestOptions: { maxRetries: 11 } },
 				onError,
-				typeVersion: 3,
-			});
+				});
 			expect(sim.requests()).toHaveLength(0);
 			expectPairedOncePerItem(output, 3);
 			// No hint comes with this refusal, so both shapes are the bare error (which n8n's error output takes).
@@ -414,12 +398,11 @@ describe('router: error items by node version and On Error mode', () => {
 		});
 	});
 
-	it('version 3 without Continue On Fail still stops a refused run with the same error', async () => {
+	it('without Continue On Fail stops a refused run with the same error', async () => {
 		const error = await runActionNodeExpectingError({
 			credentials: sim.credentials(),
 			items: leads(3),
 			parameters: addContacts({ options: { maxContactsPerRun: 2 } }),
-			typeVersion: 3,
 		});
 		expect(error.message).toBe('Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]');
 		expect(sim.requests()).toHaveLength(0);
@@ -516,65 +499,5 @@ describe('router: Retry On Fail (n8n runs the node again; what succeeded is not 
 		const writeTry = triesOf({ credentials: sim.credentials(), items: leads(3), parameters: withoutRetries(addContacts()), continueOnFail: true });
 		for (let i = 0; i < TRIES; i++) await writeTry();
 		expect(posts()).toBe(TRIES);
-	});
-});
-
-describe('packBatches', () => {
-	const share = (batchKey: string, ...units: string[]) => ({ batchKey, units });
-
-	it('fills batches per key in input order and records the owner and place of every unit', () => {
-		const batches = packBatches([share('a', 'a1', 'a2'), undefined, share('b', 'b1'), share('a', 'a3', 'a4')], 3);
-		expect(batches).toEqual([
-			{ number: 0, batchKey: 'a', units: ['a1', 'a2', 'a3'], owners: [0, 0, 3], positions: [0, 1, 0] },
-			{ number: 1, batchKey: 'b', units: ['b1'], owners: [2], positions: [0] },
-			{ number: 2, batchKey: 'a', units: ['a4'], owners: [3], positions: [1] },
-		]);
-	});
-
-	it('makes no batch for items without units', () => {
-		expect(packBatches([share('a'), undefined], 10)).toEqual([]);
-	});
-});
-
-describe('runWithLimit', () => {
-	it('runs every entry with at most `limit` in flight', async () => {
-		let inFlight = 0;
-		let most = 0;
-		const done: number[] = [];
-		await runWithLimit([1, 2, 3, 4, 5, 6, 7], 3, async (entry) => {
-			inFlight++;
-			most = Math.max(most, inFlight);
-			await new Promise((resolve) => setImmediate(resolve));
-			done.push(entry);
-			inFlight--;
-		});
-		expect(most).toBe(3);
-		expect([...done].sort()).toEqual([1, 2, 3, 4, 5, 6, 7]);
-	});
-
-	it('starts no new work after an error and rethrows the first error once the work in flight settled', async () => {
-		const started: number[] = [];
-		const settled: number[] = [];
-		const run = runWithLimit([1, 2, 3, 4, 5], 2, async (entry) => {
-			started.push(entry);
-			await new Promise((resolve) => setImmediate(resolve));
-			settled.push(entry);
-			if (entry === 1) throw new Error('first');
-			if (entry === 2) throw new Error('second');
-		});
-		await expect(run).rejects.toThrow('first');
-		expect(started).toEqual([1, 2]);
-		expect(settled).toEqual([1, 2]);
-	});
-
-	it('does nothing for no work, and treats a limit below 1 as 1', async () => {
-		const seen: number[] = [];
-		await runWithLimit([], 3, async () => {
-			seen.push(0);
-		});
-		await runWithLimit([1, 2], 0, async (entry) => {
-			seen.push(entry);
-		});
-		expect(seen).toEqual([1, 2]);
 	});
 });

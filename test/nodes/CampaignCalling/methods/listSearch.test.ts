@@ -15,7 +15,7 @@ async function searchFlows(credentials: CredentialData, filter?: string) {
 		id: 'node-under-test',
 		name: 'Campaign Calling',
 		type: 'n8n-nodes-campaign-calling.campaignCalling',
-		typeVersion: 2,
+		typeVersion: 1,
 		position: [0, 0],
 		parameters: { resource: 'campaign', operation: 'update', campaignId: DEMO.campaignId, updateFields: {} },
 		credentials: { campaignCallingApi: { id: 'credential-1', name: 'Campaign Calling account' } },

@@ -8,7 +8,7 @@ describe('Campaign → Get', () => {
 	it('reads the campaign by GET /v1/campaigns/by-id/{id} and outputs the Campaign object', async () => {
 		const output = await runActionNode({
 			credentials: sim.credentials(),
-			parameters: { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId },
+			parameters: { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId, simplify: false },
 		});
 		expect(sim.requests().map((request) => `${request.method} ${request.path}`)).toEqual([
 			`GET /v1/campaigns/by-id/${DEMO.campaignId}`,
@@ -62,28 +62,17 @@ describe('Campaign → Get, Simplify', () => {
 	const getCampaign = (extra: Record<string, unknown> = {}) => ({ resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId, ...extra });
 	const record = () => sim.simulator.state.campaigns.get(DEMO.campaignId)?.record as unknown as Record<string, unknown>;
 
-	it('version 1 without Simplify set outputs the service\'s campaign byte for byte, key order included', async () => {
-		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign(), typeVersion: 1 });
-		expect(JSON.stringify(item.json)).toBe(JSON.stringify(record()));
-		expect(Object.keys(item.json).length).toBeGreaterThan(20);
-	});
-
-	it('version 2 simplifies by default: at most 10 fields, id, name and status first', async () => {
-		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign(), typeVersion: 2 });
+	it('simplifies by default: at most 10 fields, id, name and status first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign() });
 		expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_CAMPAIGN_FIELDS]);
 		expect(SIMPLIFIED_CAMPAIGN_FIELDS.length).toBeLessThanOrEqual(10);
 		for (const field of SIMPLIFIED_CAMPAIGN_FIELDS) expect(item.json[field]).toEqual(record()[field]);
 	});
 
-	it('version 2 with Simplify off outputs every field, id, name and status first', async () => {
-		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign({ simplify: false }), typeVersion: 2 });
+	it('with Simplify off outputs every field, id, name and status first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign({ simplify: false }) });
 		expect(item.json).toEqual(record());
 		expect(Object.keys(item.json).slice(0, 3)).toEqual(['id', 'name', 'status']);
 		expect(Object.keys(item.json).sort()).toEqual(Object.keys(record()).sort());
-	});
-
-	it('version 1 with Simplify on simplifies too', async () => {
-		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getCampaign({ simplify: true }), typeVersion: 1 });
-		expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_CAMPAIGN_FIELDS]);
 	});
 });

@@ -173,7 +173,7 @@ describe('Campaign → Update', () => {
 
 describe('Campaign → Update, Webhook Flow as a resource locator', () => {
 	it.each([
-		['a plain ID, as workflows saved before 0.2 hold it', DEMO.secondOutboundFlowId],
+		['a plain ID, as a workflow written by hand may hold it', DEMO.secondOutboundFlowId],
 		['a locator picked from the list', { __rl: true, mode: 'list', value: DEMO.secondOutboundFlowId, cachedResultName: 'Second flow' }],
 		['a locator entered by ID', { __rl: true, mode: 'id', value: DEMO.secondOutboundFlowId }],
 		['a locator whose ID is an expression', { __rl: true, mode: 'id', value: '={{ $json.flow }}' }],
@@ -182,7 +182,6 @@ describe('Campaign → Update, Webhook Flow as a resource locator', () => {
 			credentials: sim.credentials(),
 			items: [{ json: { flow: DEMO.secondOutboundFlowId } }],
 			parameters: update({ webhookId }),
-			typeVersion: 1,
 		});
 		expect(sim.requests()[0].body).toEqual({ webhook_id: DEMO.secondOutboundFlowId });
 	});

@@ -306,17 +306,14 @@ describe('Contact → Add to Campaign, Max Contacts per Run', () => {
 	});
 	const three = [0, 1, 2].map((i) => ({ firstname: `Lead${i}`, lastname: 'Doe', phone_number: `+1415555000${i}` }));
 
-	it('stops a run over the cap before anything is sent, counting the contacts of every item, even with Continue On Fail', async () => {
-		for (const continueOnFail of [false, true]) {
-			const error = await runActionNodeExpectingError({
-				credentials: sim.credentials(),
-				items: leads(3),
-				parameters: { ...fieldsMode, options: { maxContactsPerRun: 2 } },
-				continueOnFail,
-			});
-			expect(error.message).toBe('Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]');
-			expect(error.description).toContain('Raise Options → Max Contacts per Run');
-		}
+	it('stops a run over the cap before anything is sent, counting the contacts of every item; with Continue On Fail every item fails with the reason', async () => {
+		const reason = 'Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]';
+		const run = { credentials: sim.credentials(), items: leads(3), parameters: { ...fieldsMode, options: { maxContactsPerRun: 2 } } };
+		const error = await runActionNodeExpectingError(run);
+		expect(error.message).toBe(reason);
+		expect(error.description).toContain('Raise Options → Max Contacts per Run');
+		const output = await runActionNode({ ...run, continueOnFail: true });
+		expect(output.map((item) => item.json.error)).toEqual([reason, reason, reason]);
 		const tooMany = await runActionNodeExpectingError({ credentials: sim.credentials(), items: [{ json: {} }], parameters: jsonMode(three, 2) });
 		expect(tooMany.message).toContain('this run would add 3 contacts');
 		expect(sim.requests()).toHaveLength(0);

@@ -9,7 +9,7 @@ describe('Contact → Get', () => {
 		const output = await runActionNode({
 			credentials: sim.credentials(),
 			items: [{ json: { id: DEMO.completedContactId } }, { json: { id: DEMO.neverCalledContactId } }],
-			parameters: { resource: 'contact', operation: 'get', contactId: '={{ $json.id }}' },
+			parameters: { resource: 'contact', operation: 'get', contactId: '={{ $json.id }}', simplify: false },
 		});
 		expect(sim.requests().map((request) => `${request.method} ${request.path}`)).toEqual([
 			`GET /contacts/${DEMO.completedContactId}`,
@@ -64,19 +64,14 @@ describe('Contact → Get, Simplify', () => {
 	const getContact = (extra: Record<string, unknown> = {}) => ({ resource: 'contact', operation: 'get', contactId: DEMO.completedContactId, ...extra });
 	const record = () => sim.simulator.state.contacts.get(DEMO.completedContactId) as unknown as Record<string, unknown>;
 
-	it('version 1 outputs the service\'s contact byte for byte', async () => {
-		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact(), typeVersion: 1 });
-		expect(JSON.stringify(item.json)).toBe(JSON.stringify(record()));
-	});
-
-	it('version 2 simplifies by default: the contact, its campaign and its last call, id and names first', async () => {
-		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact(), typeVersion: 2 });
+	it('simplifies by default: the contact, its campaign and its last call, id and names first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact() });
 		expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_CONTACT_FIELDS]);
 		expect(item.json).toEqual(expect.objectContaining({ id: DEMO.completedContactId, last_call_status: 'completed', last_call_duration: 184 }));
 	});
 
-	it('version 2 with Simplify off keeps every field, id and names first', async () => {
-		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact({ simplify: false }), typeVersion: 2 });
+	it('with Simplify off keeps every field, id and names first', async () => {
+		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact({ simplify: false }) });
 		expect(item.json).toEqual(record());
 		expect(Object.keys(item.json).slice(0, 4)).toEqual(['id', 'firstname', 'lastname', 'status']);
 	});

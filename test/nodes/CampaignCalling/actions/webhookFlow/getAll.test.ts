@@ -7,7 +7,7 @@ const listing = (extra: Record<string, unknown> = {}) => ({ resource: 'webhookFl
 
 describe('Webhook Flow → Get Many', () => {
 	it('lists the flows of the workspace "default" by default, one item per flow', async () => {
-		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: true }) });
+		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: true, simplify: false }) });
 		const [request] = sim.requests();
 		expect(`${request.method} ${request.path}`).toBe('GET /v1/webhooks');
 		expect(request.query).toEqual({ workspaceId: 'default' });
@@ -95,15 +95,8 @@ describe('Webhook Flow → Get Many', () => {
 describe('Webhook Flow → Get Many, Simplify', () => {
 	const record = (id: string) => JSON.parse(JSON.stringify(sim.simulator.state.webhookFlows.get(id))) as Record<string, unknown>;
 
-	it('version 1 outputs each flow byte for byte, nested executions and steps included', async () => {
-		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: true }), typeVersion: 1 });
-		expect(output.map((item) => JSON.stringify(item.json))).toEqual(
-			[DEMO.outboundFlowId, DEMO.secondOutboundFlowId].map((id) => JSON.stringify(record(id))),
-		);
-	});
-
-	it('version 2 simplifies each flow by default, without the nested lists', async () => {
-		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: true }), typeVersion: 2 });
+	it('simplifies each flow by default, without the nested lists', async () => {
+		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: true }) });
 		expect(output).toHaveLength(2);
 		for (const item of output) {
 			expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_FLOW_FIELDS].filter((field) => field in record(String(item.json.id))));
@@ -113,11 +106,10 @@ describe('Webhook Flow → Get Many, Simplify', () => {
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
 	});
 
-	it('version 2 with Simplify off keeps every field, id, name and status first', async () => {
+	it('with Simplify off keeps every field, id, name and status first', async () => {
 		const output = await runActionNode({
 			credentials: sim.credentials(),
 			parameters: listing({ returnAll: true, simplify: false }),
-			typeVersion: 2,
 		});
 		expect(output[0].json).toEqual(record(DEMO.outboundFlowId));
 		expect(Object.keys(output[0].json).slice(0, 3)).toEqual(['id', 'name', 'status']);

@@ -1,0 +1,91 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { InvalidInputError } from '../../shared/validation';
+
+/** Per input item: its output items, or the error that replaced them. */
+export type ItemResult = { output: IDataObject[] } | { error: Error; keep: IDataObject };
+
+/**
+ * Records why an item failed, or throws when the run must stop. `refuseRun` is for a refusal that
+ * covers every item (a node-wide option, a cap on the run): nothing is sent for any item.
+ */
+export interface Failures {
+	failItem(itemIndex: number, error: unknown, keep?: IDataObject): void;
+	refuseRun(error: unknown, keepOf?: (itemIndex: number) => IDataObject): void;
+}
+
+/** Failures written into `results`: without Continue On Fail, the first one throws. */
+export function recordFailures(ctx: IExecuteFunctions, results: ItemResult[]): Failures {
+	const continueOnFail = ctx.continueOnFail();
+	return {
+		failItem: (itemIndex, error, keep = {}) => {
+			const nodeError = toNodeError(ctx, error, itemIndex);
+			if (!continueOnFail) throw nodeError;
+			results[itemIndex] = { error: nodeError, keep };
+		},
+		refuseRun: (error, keepOf = () => ({})) => {
+			const nodeError = toNodeError(ctx, error, 0);
+			if (!continueOnFail) throw nodeError;
+			// Every item is marked failed, so none passes on as if it had been sent.
+			for (let i = 0; i < results.length; i++) {
+				// An item that failed on its own keeps its own, more specific, error.
+				if (!results[i]) results[i] = { error: nodeError, keep: keepOf(i) };
+			}
+		},
+	};
+}
+
+/** One output item per record, and one error item per failed input item, each paired to its input. */
+export function toOutputItems(ctx: IExecuteFunctions, results: ItemResult[]): INodeExecutionData[] {
+	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
+	const returnData: INodeExecutionData[] = [];
+	for (let i = 0; i < results.length; i++) {
+		const result = results[i];
+		if ('error' in result) {
+			const json = toErrorOutput ? errorOutputJson(result.error) : errorItemJson(result.error, result.keep);
+			returnData.push({ json, pairedItem: { item: i } });
+			continue;
+		}
+		for (const json of result.output) returnData.push({ json, pairedItem: { item: i } });
+	}
+	return returnData;
+}
+
+function errorDescription(error: Error): string | undefined {
+	const description = (error as { description?: unknown }).description;
+	return typeof description === 'string' && description !== '' ? description : undefined;
+}
+
+/** An error item for the success output (Continue (regular output)). */
+function errorItemJson(error: Error, keep: IDataObject): IDataObject {
+	const json: IDataObject = { error: error.message, ...keep };
+	const description = errorDescription(error);
+	if (description !== undefined) json.errorDescription = description;
+	return json;
+}
+
+/**
+ * An error item for n8n's error output. n8n moves an item there only when its json is `error` alone or
+ * `error` with `message` (n8n-core WorkflowExecute.handleNodeErrorOutput: 1.123.81 takes exactly those;
+ * 2.41.1 also takes `details`), so the hint goes in `message` and nothing else is added: n8n itself
+ * adds the input item's fields, found through pairedItem.
+ */
+function errorOutputJson(error: Error): IDataObject {
+	const description = errorDescription(error);
+	return description === undefined ? { error: error.message } : { error: error.message, message: description };
+}
+
+function toNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	if (error instanceof InvalidInputError) {
+		return new NodeOperationError(ctx.getNode(), `${error.message} [item ${itemIndex}]`, {
+			itemIndex,
+			description: error.hint,
+		});
+	}
+	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+}
