@@ -47,12 +47,10 @@ export class CampaignCallingTrigger implements INodeType {
 		name: 'campaignCallingTrigger',
 		icon: { light: 'file:campaignCallingTrigger.svg', dark: 'file:campaignCallingTrigger.dark.svg' },
 		group: ['trigger'],
-		// 2 behaves as 1. It exists because n8n evaluates an expression in its sandbox for every
-		// delivery to a version-1 webhook node (the old Webhook node's binaryData option), which
-		// made each delivery cost more than one to n8n's own Webhook node. A whole number, as n8n 1.x on
-		// Postgres stores each node's latest version in an integer column.
-		version: [1, 2],
-		defaultVersion: 2,
+		// 2, not 1: n8n evaluates an expression in its sandbox for every delivery to a webhook node whose
+		// typeVersion is 1 (webhook-helpers parseRequestBody, for the old Webhook node's binaryData option),
+		// which makes each delivery cost more than one to n8n's own Webhook node (bench/RESULTS.md, table 2d).
+		version: 2,
 		// The chosen events by name ("Call Ended"), in Title Case as n8n's UX guidelines ask of subtitles.
 		subtitle: `={{ $parameter["events"].map((event) => (${JSON.stringify(EVENT_NAMES)})[event] || event).join(", ") }}`,
 		description: 'Starts the workflow when a call ends, a campaign completes or another calling event happens',

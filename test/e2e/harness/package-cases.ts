@@ -222,9 +222,9 @@ export function packageCases<T extends N8nInstance>(options: PackageCaseOptions<
 	});
 
 	describe('the trigger', () => {
-		it('still runs a workflow saved with version 1, and acknowledges each delivery', async () => {
-			const trigger = campaignCallingTriggerNode(['call.ended'], credential, {}, TRIGGER_NODE_NAME, 1);
-			const workflow = await n8n.api.createWorkflow(triggerWorkflow('e2e trigger v1', trigger));
+		it('runs the workflow on each delivery, and acknowledges it', async () => {
+			const trigger = campaignCallingTriggerNode(['call.ended'], credential);
+			const workflow = await n8n.api.createWorkflow(triggerWorkflow('e2e trigger', trigger));
 			try {
 				await n8n.api.activate(workflow.id);
 				const delivered = await simulator.deliverEvent('call.ended', { data: { contact_id: DEMO.completedContactId } });
@@ -246,7 +246,6 @@ export function packageCases<T extends N8nInstance>(options: PackageCaseOptions<
 				await n8n.api.deleteWorkflow(workflow.id);
 			}
 		});
-
 
 		it('with Ignore Repeats, a repeated event is acknowledged and starts nothing, whichever n8n process takes it', async () => {
 			const trigger = campaignCallingTriggerNode(['call.ended'], credential, { ignoreRepeats: true, repeatKey: 'event_id' });

@@ -354,9 +354,9 @@ describe('delivery from the simulator to a local receiver', () => {
 });
 
 describe('the trigger in the editor', () => {
-	it('has versions 1 and 2, whole numbers as n8n 1.x stores them; new workflows get 2', () => {
+	it('has version 2 alone, so that n8n evaluates no expression per delivery for it', () => {
 		const { version, defaultVersion } = new CampaignCallingTrigger().description;
-		expect({ version, defaultVersion }).toEqual({ version: [1, 2], defaultVersion: 2 });
+		expect({ version, defaultVersion }).toEqual({ version: 2, defaultVersion: undefined });
 	});
 
 	it('warns that activation and "Listen for test event" both leave modules at the service', () => {
