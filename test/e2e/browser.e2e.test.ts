@@ -109,7 +109,7 @@ describeIn2x('the editor in chromium, n8n 2.41.1', () => {
 		await chooseOption(page, 'resource', 'Campaign');
 		await chooseOption(page, 'operation', 'Get');
 		await fillParameter(page, 'campaignId', DEMO.campaignId);
-		// A node added now is version 3 (2 and later have Simplify on by default).
+		// Simplify is on by default.
 		expect(await isSwitchedOn(page, 'simplify')).toBe(true);
 
 		await executeStep(page);

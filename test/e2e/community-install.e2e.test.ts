@@ -33,7 +33,6 @@ import {
 	TRIGGER_NODE_TYPE,
 	campaignCallingNode,
 	campaignCallingTriggerNode,
-	chain,
 	triggerWorkflow,
 	webhookDriven,
 	type CredentialRef,
@@ -112,7 +111,7 @@ describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a loc
 	const listedPackageTypes = async () => [...(await nodeTypeNames(n8n))].filter((name) => name.startsWith(`${PACKAGE_NAME}.`)).sort();
 	const moduleCreations = () => simulator.requests.filter((request) => request.method === 'POST' && request.path.startsWith('/v1/modules/'));
 
-	/** The saved action workflow, called through its Webhook: Get Campaign at node version 1 and at 2. */
+	/** The saved action workflow, called through its Webhook: Get Campaign. */
 	async function runAction(): Promise<{ status: number; body: unknown }> {
 		return await n8n.api.callWebhook(ACTION_PATH, {});
 	}
@@ -143,7 +142,7 @@ describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a loc
 				installedVersion: CURRENT_VERSION,
 				// Each node's newest version, a whole number as n8n 1.x's integer column takes it.
 				installedNodes: expect.arrayContaining([
-					expect.objectContaining({ type: ACTION_NODE_TYPE, latestVersion: 3 }),
+					expect.objectContaining({ type: ACTION_NODE_TYPE, latestVersion: 1 }),
 					expect.objectContaining({ type: TRIGGER_NODE_TYPE, latestVersion: 2 }),
 				]),
 			}),
@@ -171,9 +170,8 @@ describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a loc
 		expect(folder.ledger?.dependencies).toEqual({ [PACKAGE_NAME]: CURRENT_VERSION });
 
 		credential = await simulatorCredential(n8n.api, simulator.url);
-		const v1 = { ...campaignCallingNode('Get Campaign v1', { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId }, credential), typeVersion: 1 };
-		const v2 = { ...campaignCallingNode('Get Campaign v2', { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId }, credential), typeVersion: 2 };
-		const action = await n8n.api.createWorkflow(webhookDriven(ACTION_PATH, [v1, v2], chain(['Get Campaign v1', 'Get Campaign v2'])));
+		const getCampaign = campaignCallingNode('Get Campaign', { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId }, credential);
+		const action = await n8n.api.createWorkflow(webhookDriven(ACTION_PATH, [getCampaign]));
 		actionWorkflowId = action.id;
 		await n8n.api.activate(actionWorkflowId);
 		const reply = await runAction();
@@ -250,7 +248,7 @@ describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a loc
 		expect(folder.ledger?.dependencies ?? {}).toEqual(version === '1.123.81' ? { [PACKAGE_NAME]: NEXT_VERSION } : {});
 
 		// The saved workflows still hold the nodes at their versions; the editor finds no type for them.
-		expect(await savedNodeVersions(actionWorkflowId)).toEqual({ Webhook: 2, 'Get Campaign v1': 1, 'Get Campaign v2': 2 });
+		expect(await savedNodeVersions(actionWorkflowId)).toEqual({ Webhook: 2, 'Get Campaign': 1 });
 		expect(await savedNodeVersions(triggerWorkflowId)).toEqual({ [TRIGGER_NODE_NAME]: 2 });
 		expect(await listedPackageTypes()).toEqual([]);
 

@@ -1,7 +1,6 @@
 /**
- * Release 0.2's editor features inside real n8n, against the simulator (the credential Test has its
- * own file, credential-test.e2e.test.ts): Simplify in a version-2 node, a version-1 node's
- * output left exactly as it was, Update Campaign's Webhook Flow as a plain ID (saved before 0.2) and as a
+ * The editor's features inside real n8n, against the simulator (the credential Test has its own file,
+ * credential-test.e2e.test.ts): Simplify, Update Campaign's Webhook Flow as a plain ID and as a
  * resource locator, and the locator's list as the editor fetches it.
  */
 import { SIMPLIFIED_CAMPAIGN_FIELDS } from '../../nodes/CampaignCalling/actions/campaign/get.operation';
@@ -10,7 +9,7 @@ import { nodeOutput, startN8n, type N8nInstance } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, campaignCallingNode, webhookDriven, type CredentialRef } from './harness/workflows.ts';
 
-describe.each(e2eVersions())('release 0.2 editor features in n8n %s', (version) => {
+describe.each(e2eVersions())('editor features in n8n %s', (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let credential: CredentialRef;
@@ -33,9 +32,9 @@ describe.each(e2eVersions())('release 0.2 editor features in n8n %s', (version) 
 	beforeEach(() => simulator.reset());
 
 	/** Runs the action node once, behind a Webhook node, and returns its output as n8n stored it. */
-	async function runAction(parameters: Record<string, unknown>, typeVersion: number) {
+	async function runAction(parameters: Record<string, unknown>) {
 		const path = `editor-${++counter}`;
-		const action = { ...campaignCallingNode('Campaign Calling', parameters, credential), typeVersion };
+		const action = campaignCallingNode('Campaign Calling', parameters, credential);
 		const workflow = await n8n.api.createWorkflow(webhookDriven(path, [action]));
 		try {
 			await n8n.api.activate(workflow.id);
@@ -48,33 +47,27 @@ describe.each(e2eVersions())('release 0.2 editor features in n8n %s', (version) 
 		}
 	}
 
-	it('Get Campaign in a version-2 node: Simplify on by default, off on request with id, name and status first', async () => {
+	it('Get Campaign: Simplify on by default, off on request with id, name and status first', async () => {
 		const record = JSON.parse(JSON.stringify(simulator.state.campaigns.get(DEMO.campaignId)?.record)) as Record<string, unknown>;
 		const getCampaign = { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId };
 
-		const [simplified] = await runAction(getCampaign, 2);
+		const [simplified] = await runAction(getCampaign);
 		expect(Object.keys(simplified)).toEqual([...SIMPLIFIED_CAMPAIGN_FIELDS]);
 		for (const field of SIMPLIFIED_CAMPAIGN_FIELDS) expect(simplified[field]).toEqual(record[field]);
 
-		const [full] = await runAction({ ...getCampaign, simplify: false }, 2);
+		const [full] = await runAction({ ...getCampaign, simplify: false });
 		expect(full).toEqual(record);
 		expect(Object.keys(full).slice(0, 3)).toEqual(['id', 'name', 'status']);
-		console.log(`n8n ${version}: Get Campaign v2, Simplify on: ${Object.keys(simplified).join(', ')}; off: ${Object.keys(full).length} fields`);
+		console.log(`n8n ${version}: Get Campaign, Simplify on: ${Object.keys(simplified).join(', ')}; off: ${Object.keys(full).length} fields`);
 	});
 
-	it('Get Campaign in a version-1 node, as saved before 0.2: the full campaign, byte for byte', async () => {
-		const record = simulator.state.campaigns.get(DEMO.campaignId)?.record;
-		const [output] = await runAction({ resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId }, 1);
-		expect(JSON.stringify(output)).toBe(JSON.stringify(record));
-	});
-
-	it('Update Campaign takes Webhook Flow as a plain ID (version 1, saved before 0.2) and as a resource locator (version 2)', async () => {
+	it('Update Campaign takes Webhook Flow as a plain ID and as a resource locator', async () => {
 		const sent = () => simulator.requests.filter((request) => request.path.startsWith('/v1/campaigns/update/')).map((request) => request.body);
 		const update = (webhookId: unknown) => ({ resource: 'campaign', operation: 'update', campaignId: DEMO.campaignId, updateFields: { webhookId } });
 
-		await runAction(update(DEMO.secondOutboundFlowId), 1);
-		await runAction(update({ __rl: true, mode: 'list', value: DEMO.outboundFlowId, cachedResultName: 'picked from the list' }), 2);
-		await runAction(update({ __rl: true, mode: 'id', value: `={{ "${DEMO.secondOutboundFlowId}" }}` }), 2);
+		await runAction(update(DEMO.secondOutboundFlowId));
+		await runAction(update({ __rl: true, mode: 'list', value: DEMO.outboundFlowId, cachedResultName: 'picked from the list' }));
+		await runAction(update({ __rl: true, mode: 'id', value: `={{ "${DEMO.secondOutboundFlowId}" }}` }));
 		expect(sent()).toEqual([
 			{ webhook_id: DEMO.secondOutboundFlowId },
 			{ webhook_id: DEMO.outboundFlowId },
@@ -89,7 +82,7 @@ describe.each(e2eVersions())('release 0.2 editor features in n8n %s', (version) 
 				'/dynamic-node-parameters/resource-locator-results',
 				{
 					path: 'updateFields.webhookId',
-					nodeTypeAndVersion: { name: ACTION_NODE_TYPE, version: 2 },
+					nodeTypeAndVersion: { name: ACTION_NODE_TYPE, version: 1 },
 					methodName: 'searchWebhookFlows',
 					currentNodeParameters: { resource: 'campaign', operation: 'update', campaignId: DEMO.campaignId, updateFields: {} },
 					credentials: { [CREDENTIAL_TYPE]: credential },

@@ -1,17 +1,16 @@
 /**
  * Where failed items go, per node Settings → On Error, inside real n8n against the simulator: Get Contact
  * with an invalid and a refused ID, an Add Contacts batch the service refuses, and a run over Max
- * Contacts per Run. Version 3 (what new nodes get) sends every failed item to n8n's error output
- * under "Continue (using error output)" and gives a refused run one error item per input item; a version-2
- * node's output stays as it was. Counts come from n8n's own run data of the node (its outputs) and of
- * the nodes wired after each output.
+ * Contacts per Run. Under "Continue (using error output)" every failed item goes to n8n's error output,
+ * and under either Continue mode a refused run gives one error item per input item. Counts come from
+ * n8n's own run data of the node (its outputs) and of the nodes wired after each output.
  */
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { addMappedLeads, leadFields } from '../helpers/actionParameters.ts';
 import { type Execution, executionError, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
 import { runBetweenOutputs, type OnError } from './harness/onError.ts';
-import { campaignCallingNode, type ActionNodeVersion, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
+import { campaignCallingNode, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
 const MODES: OnError[] = ['stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'];
 const ACTION = 'Campaign Calling';
@@ -51,9 +50,9 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 	});
 
 	/** The action node between its outputs (harness/onError.ts), from a freshly seeded simulator; returns the execution. */
-	async function run(parameters: Record<string, unknown>, items: unknown[], onError: OnError, typeVersion: ActionNodeVersion) {
+	async function run(parameters: Record<string, unknown>, items: unknown[], onError: OnError) {
 		simulator.reset();
-		const action: WorkflowNode = { ...campaignCallingNode(ACTION, parameters, credential, typeVersion), onError };
+		const action: WorkflowNode = { ...campaignCallingNode(ACTION, parameters, credential), onError };
 		return await runBetweenOutputs(n8n, `error-output-${++counter}`, action, items);
 	}
 
@@ -74,15 +73,15 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 	}
 
 	/** Runs the case in each mode; prints and returns the outcome per mode, and each mode's execution. */
-	async function eachMode(label: string, parameters: Record<string, unknown>, items: unknown[], typeVersion: ActionNodeVersion) {
+	async function eachMode(label: string, parameters: Record<string, unknown>, items: unknown[]) {
 		const outcomes = {} as Record<OnError, Outcome>;
 		const executions = {} as Record<OnError, Execution>;
 		for (const mode of MODES) {
-			executions[mode] = await run(parameters, items, mode, typeVersion);
+			executions[mode] = await run(parameters, items, mode);
 			outcomes[mode] = outcome(executions[mode]);
 			const { status, outputs, reached, requests, error } = outcomes[mode];
 			lines.push(
-				`  ${label} (v${typeVersion}, ${items.length} items), ${mode}: ${status}; outputs [${outputs.join(' / ')}]; Sent ${reached.Sent}, Failed ${reached.Failed}; ${requests} requests${error ? `; error: ${error}` : ''}`,
+				`  ${label} (${items.length} items), ${mode}: ${status}; outputs [${outputs.join(' / ')}]; Sent ${reached.Sent}, Failed ${reached.Failed}; ${requests} requests${error ? `; error: ${error}` : ''}`,
 			);
 		}
 		return { outcomes, executions };
@@ -93,8 +92,8 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 
 	const addContacts = (options: Record<string, unknown>) => addMappedLeads({ options, requestOptions: { maxRetries: 0 } });
 
-	it('version 3, Get Contact: failed items leave on the error output, paired and with their input fields, only with "Continue (using error output)"', async () => {
-		const { outcomes, executions } = await eachMode('Get Contact', getContact, contactIds, 3);
+	it('Get Contact: failed items leave on the error output, paired and with their input fields, only with "Continue (using error output)"', async () => {
+		const { outcomes, executions } = await eachMode('Get Contact', getContact, contactIds);
 		expect(outcomes).toEqual({
 			stopWorkflow: {
 				status: 'error',
@@ -116,16 +115,16 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 			error: 'Get Contact failed: the service answered status "error" (error)',
 			message: expect.stringContaining('Check the Contact ID'),
 		});
-		// Continue (regular output) keeps the error items' shape of version 2.
+		// Continue (regular output): the error and its hint, on output 0.
 		const regular = nodeItems(executions.continueRegularOutput, ACTION)[0];
 		expect(regular[2].json).toEqual({ error: 'Get Contact failed: the service answered status "error" (error)', errorDescription: expect.any(String) });
 	});
 
-	it('version 3, Add Contacts: a refused batch fails exactly its items, on the error output with "Continue (using error output)"', async () => {
+	it('Add Contacts: a refused batch fails exactly its items, on the error output with "Continue (using error output)"', async () => {
 		const items = leadFields(25);
 		// Five digits pass the node's check but not the service's (at least 7): batch 1 (items 10-19) is refused whole.
 		items[12].phone = '+12345';
-		const { outcomes, executions } = await eachMode('Add Contacts, batch 2 of 3 refused', addContacts({ batchSize: 10 }), items, 3);
+		const { outcomes, executions } = await eachMode('Add Contacts, batch 2 of 3 refused', addContacts({ batchSize: 10 }), items);
 		expect(outcomes).toEqual({
 			stopWorkflow: {
 				status: 'error',
@@ -149,9 +148,9 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 		expect(success.every((item) => item.json.added === 1)).toBe(true);
 	});
 
-	it('version 3, Add Contacts over Max Contacts per Run: nothing sent, and an error item per lead under either Continue mode', async () => {
+	it('Add Contacts over Max Contacts per Run: nothing sent, and an error item per lead under either Continue mode', async () => {
 		const reason = 'Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]';
-		const { outcomes, executions } = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leadFields(3), 3);
+		const { outcomes, executions } = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leadFields(3));
 		expect(outcomes).toEqual({
 			stopWorkflow: { status: 'error', outputs: [], reached: { Sent: 0, Failed: 0 }, requests: 0, error: reason },
 			continueRegularOutput: { status: 'success', outputs: [3], reached: { Sent: 3, Failed: 0 }, requests: 0 },
@@ -166,27 +165,5 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 			[1, reason],
 			[2, reason],
 		]);
-	});
-
-	it('version 2 keeps its output: failed items stay on output 0, and a run over the cap passes its input on as n8n does when a node throws', async () => {
-		const contacts = await eachMode('Get Contact', getContact, contactIds, 2);
-		expect(contacts.outcomes.continueErrorOutput).toEqual({ status: 'success', outputs: [4, 0], reached: { Sent: 4, Failed: 0 }, requests: 3 });
-		expect(nodeItems(contacts.executions.continueErrorOutput, ACTION)[0][2].json).toEqual({
-			error: 'Get Contact failed: the service answered status "error" (error)',
-			errorDescription: expect.any(String),
-		});
-
-		const capped = await eachMode('Add Contacts over the cap', addContacts({ maxContactsPerRun: 2 }), leadFields(3), 2);
-		// What version 2 always did under either Continue mode: the node's run records the error, and n8n passes
-		// the input items on unchanged, down the success output, as if they had been sent.
-		const passedOn = {
-			status: 'success',
-			outputs: [3],
-			reached: { Sent: 3, Failed: 0 },
-			requests: 0,
-			error: 'Max Contacts per Run is 2, but this run would add 3 contacts; nothing was sent [item 0]',
-		};
-		expect([capped.outcomes.continueRegularOutput, capped.outcomes.continueErrorOutput]).toEqual([passedOn, passedOn]);
-		expect(nodeItems(capped.executions.continueRegularOutput, ACTION)[0].map((item) => item.json)).toEqual(leadFields(3));
 	});
 });

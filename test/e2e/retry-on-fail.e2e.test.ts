@@ -4,17 +4,14 @@
  * an earlier try of the same run already did. Counts: the POSTs the simulator received and the contacts
  * or modules it holds afterwards, per On Error mode.
  */
-import { CampaignCalling } from '../../nodes/CampaignCalling/CampaignCalling.node';
 import { addMappedLeads, leadFields } from '../helpers/actionParameters.ts';
 import { startSimulator, type Simulator } from '../simulator/server.ts';
 import { type Execution, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
 import { runBetweenOutputs, type OnError } from './harness/onError.ts';
-import { campaignCallingNode, type ActionNodeVersion, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
+import { campaignCallingNode, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
 const ACTION = 'Campaign Calling';
-/** What new nodes get. */
-const NEW_NODE_VERSION = new CampaignCalling().description.defaultVersion as ActionNodeVersion;
 const MAX_TRIES = 3;
 
 /** The node's Settings → Retry On Fail, as a saved workflow holds it. */
@@ -52,7 +49,7 @@ describe.each(e2eVersions())('Retry On Fail in n8n %s', (version) => {
 	/** The action node with Retry On Fail, between its outputs; runs once and returns the execution. */
 	async function run(parameters: Record<string, unknown>, items: unknown[], onError: OnError): Promise<Execution> {
 		const action: RetryingNode = {
-			...campaignCallingNode(ACTION, parameters, credential, NEW_NODE_VERSION),
+			...campaignCallingNode(ACTION, parameters, credential),
 			onError,
 			retryOnFail: true,
 			maxTries: MAX_TRIES,

@@ -45,34 +45,19 @@ export function node(
 	return { id: randomUUID(), name, type, typeVersion, position: [0, 0], parameters, ...extra };
 }
 
-/** The action node's versions: 1 (saved before 0.2), 2, and 3, what new nodes get. */
-export type ActionNodeVersion = 1 | 2 | 3;
-
-/**
- * The action node with the given parameters, using a campaignCallingApi credential; version 1 (as saved
- * before 0.2) unless `typeVersion` names another.
- */
-export function campaignCallingNode(
-	name: string,
-	parameters: Record<string, unknown>,
-	credential: CredentialRef,
-	typeVersion: ActionNodeVersion = 1,
-): WorkflowNode {
-	return node(name, ACTION_NODE_TYPE, typeVersion, parameters, { credentials: { [CREDENTIAL_TYPE]: credential } });
+/** The action node (version 1) with the given parameters, using a campaignCallingApi credential. */
+export function campaignCallingNode(name: string, parameters: Record<string, unknown>, credential: CredentialRef): WorkflowNode {
+	return node(name, ACTION_NODE_TYPE, 1, parameters, { credentials: { [CREDENTIAL_TYPE]: credential } });
 }
 
-/**
- * The trigger node at the version new workflows get (2; workflows saved earlier hold 1); its webhookId is
- * part of its production URL: `webhook/<webhookId>/<path>`.
- */
+/** The trigger node (version 2); its webhookId is part of its production URL: `webhook/<webhookId>/<path>`. */
 export function campaignCallingTriggerNode(
 	events: string[],
 	credential: CredentialRef,
 	options: Record<string, unknown> = {},
 	name = TRIGGER_NODE_NAME,
-	typeVersion = 2,
 ): WorkflowNode {
-	return node(name, TRIGGER_NODE_TYPE, typeVersion, { events, options }, {
+	return node(name, TRIGGER_NODE_TYPE, 2, { events, options }, {
 		credentials: { [CREDENTIAL_TYPE]: credential },
 		webhookId: randomUUID(),
 	});
