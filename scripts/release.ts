@@ -1,7 +1,8 @@
 /**
  * `npm run release -- <patch|minor|major|X.Y.Z> [--dry-run]`: prepares a release on this machine, offline.
- * Sets the version in package.json and package-lock.json, moves CHANGELOG.md's "Unreleased" entries
- * under the new version with today's date (UTC), checks lint, build and n8n's scanner, then commits
+ * Sets the version in package.json and package-lock.json, moves CHANGELOG.md's pending entries
+ * ("## Unreleased", or "## X.Y.Z (unreleased)" naming the version released) under the new version
+ * with today's date (UTC), checks lint, build and n8n's scanner, then commits
  * and tags `vX.Y.Z`. Pushing the tag (`git push --follow-tags`) starts the publish workflow.
  * `--dry-run` prints what it would do and changes nothing.
  *
@@ -15,7 +16,8 @@ import { dirname, join } from 'node:path';
 const BUMPS = ['patch', 'minor', 'major'] as const;
 type Bump = (typeof BUMPS)[number];
 const VERSION = /^(\d+)\.(\d+)\.(\d+)$/;
-const UNRELEASED = /^## Unreleased[ \t]*\n/m;
+/** The pending section: `## Unreleased`, or `## X.Y.Z (unreleased)` (the first release's, named ahead). */
+const PENDING = /^## (?:Unreleased|(\d+\.\d+\.\d+) \(unreleased\))[ \t]*\n/m;
 const FILES = ['package.json', 'package-lock.json', 'CHANGELOG.md'];
 const CHECKS = [['run', 'lint'], ['run', 'build'], ['run', 'test:scan']];
 
@@ -54,19 +56,23 @@ function git(args: string[]): string {
 	return result.stdout.trim();
 }
 
-/** The changelog with the Unreleased entries under `## version (date)` and an empty Unreleased above. */
+/** The changelog with the pending entries under `## version (date)` and an empty Unreleased above. */
 function releaseChangelog(changelog: string, version: string, date: string): { text: string; entries: string } {
-	const heading = UNRELEASED.exec(changelog);
+	const heading = PENDING.exec(changelog);
 	if (!heading) throw new ReleaseError('CHANGELOG.md has no "## Unreleased" section');
-	if (new RegExp(`^## ${version.replace(/\./g, '\\.')}\\b`, 'm').test(changelog)) {
+	if (heading[1] !== undefined && heading[1] !== version) {
+		throw new ReleaseError(`CHANGELOG.md's pending section is for ${heading[1]}, not ${version}`);
+	}
+	const released = changelog.slice(0, heading.index) + changelog.slice(heading.index + heading[0].length);
+	if (new RegExp(`^## ${version.replace(/\./g, '\\.')}\\b`, 'm').test(released)) {
 		throw new ReleaseError(`CHANGELOG.md already has a section for ${version}`);
 	}
 	const start = heading.index + heading[0].length;
 	const next = changelog.slice(start).search(/^## /m);
 	const end = next === -1 ? changelog.length : start + next;
 	const entries = changelog.slice(start, end).trim();
-	if (entries === '') throw new ReleaseError('CHANGELOG.md\'s "Unreleased" section is empty: nothing to release');
-	const text = `${changelog.slice(0, start)}\n## ${version} (${date})\n\n${entries}\n${end < changelog.length ? `\n${changelog.slice(end)}` : ''}`;
+	if (entries === '') throw new ReleaseError('CHANGELOG.md\'s pending section is empty: nothing to release');
+	const text = `${changelog.slice(0, heading.index)}## Unreleased\n\n## ${version} (${date})\n\n${entries}\n${end < changelog.length ? `\n${changelog.slice(end)}` : ''}`;
 	return { text, entries };
 }
 
@@ -99,7 +105,7 @@ function run(): void {
 
 	const say = (line: string) => console.log(dryRun ? `[dry run] ${line}` : line);
 	say(`${manifest.name}: ${manifest.version} → ${version}${target === version ? '' : ` (${target})`}, on ${git(['rev-parse', '--abbrev-ref', 'HEAD'])} at ${git(['rev-parse', '--short', 'HEAD'])}`);
-	say(`CHANGELOG.md: "Unreleased" entries move under "## ${version} (${date})":`);
+	say(`CHANGELOG.md: pending entries move under "## ${version} (${date})":`);
 	console.log(changelog.entries.replace(/^(?=.)/gm, '    '));
 	for (const check of CHECKS) say(`${dryRun ? 'would run' : 'running'}: npm ${check.join(' ')}`);
 	if (!dryRun) {
