@@ -1,8 +1,8 @@
 /**
  * Bad input across every operation: each is refused before any request reaches the service, with
  * a message naming the field and the item. With Continue On Fail, an input error of one item
- * becomes that item's error item; an error in a node-wide setting still stops the run in versions 1
- * and 2, and from 3 becomes an error item for every input item.
+ * becomes that item's error item; an error in a node-wide setting becomes an error item for every
+ * input item.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
