@@ -302,7 +302,7 @@ describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a loc
 			await openWorkflow(page, n8n.url, actionWorkflowId);
 			const missing = page.locator('[data-test-id="node-not-installed"]');
 			await missing.first().waitFor();
-			expect(await missing.count()).toBe(2);
+			expect(await missing.count()).toBe(1);
 			await shoot(page, SHOTS_DIR, '1-workflow-with-package-missing.png');
 
 			// The node panel's search: offline, n8n's catalogue of community nodes is not there to suggest the package.
