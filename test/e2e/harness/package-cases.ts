@@ -236,7 +236,7 @@ export function packageCases<T extends N8nInstance>(options: PackageCaseOptions<
 					headers: { 'content-type': 'application/json', ...(module.settings.headers as Record<string, string>) },
 					body: JSON.stringify({ event_type: 'call.ended', data: { contact_id: DEMO.completedContactId } }),
 				});
-				expect([direct.status, await direct.json()]).toEqual([200, { status: 'ok', received: 1, accepted: 1 }]);
+				expect([direct.status, await direct.json()]).toEqual([200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }]);
 				const executions = await n8n.api.waitForExecutions(workflow.id, 2);
 				for (const execution of executions) {
 					await options.checkExecution?.(n8n, execution);
