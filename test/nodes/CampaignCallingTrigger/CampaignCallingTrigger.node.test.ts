@@ -6,6 +6,7 @@ import { Workflow } from 'n8n-workflow';
 
 import { SECRET_HEADER, MAX_BODY_BYTES } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
+import { IGNORE_REPEATS_DEFAULT } from '../../../nodes/CampaignCallingTrigger/parameters';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { TriggerHarness, moduleSecret, modulesFor } from '../../helpers/triggerContext.ts';
 import { nodeTypesFor } from '../../helpers/n8nContext.ts';
@@ -340,6 +341,13 @@ describe('the trigger in the editor', () => {
 		expect(notice?.displayName).toMatch(/^Activating this workflow, and "Listen for test event", register one webhook module per selected event/);
 		expect(notice?.displayName).toMatch(/keeps them after deactivation/);
 		expect(notice?.displayName.split(/\.\s/)).toHaveLength(2);
+	});
+
+	it('shows Ignore Repeats with the default the code applies when the option was never added', () => {
+		const options = new CampaignCallingTrigger().description.properties.find((property) => property.name === 'options');
+		const ignoreRepeats = options?.options?.find((option) => 'name' in option && option.name === 'ignoreRepeats') as { default?: unknown };
+		expect(ignoreRepeats.default).toBe(IGNORE_REPEATS_DEFAULT);
+		expect(IGNORE_REPEATS_DEFAULT).toBe(true);
 	});
 
 	it('labels the event choice "Trigger On", as n8n\'s UX guidelines name it, while saved workflows keep the name events', () => {
