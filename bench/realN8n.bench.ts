@@ -287,7 +287,7 @@ type DeliveryPath = (typeof PATHS)[number];
  * every event new; on, with every delivery a repeat of an event recorded before; n8n's Webhook node.
  */
 async function deliveryPaths(instance: N8nInstance, credentialRef: CredentialRef, total: number, paths: readonly DeliveryPath[] = PATHS) {
-	const off = campaignCallingTriggerNode(['call.ended'], credentialRef, {}, 'Trigger off');
+	const off = campaignCallingTriggerNode(['call.ended'], credentialRef, { ignoreRepeats: false }, 'Trigger off');
 	const on = campaignCallingTriggerNode(['call.ended'], credentialRef, { ignoreRepeats: true, repeatKey: 'data.n' }, 'Trigger on');
 	const webhook = node('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: 'bench-webhook', responseMode: 'onReceived', options: {} }, { webhookId: 'b0000000-0000-4000-8000-000000000001' });
 	const created = [

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isKnownSecret, readModuleRecords } from './registrations';
+import { isKnownSecret } from './registrations';
+import type { ModuleRecords } from './registrations';
 
 /** Header carrying the secret of the module that sent a delivery (registrations.ts keeps only its verifier). */
 export const SECRET_HEADER = 'x-campaign-calling-secret';
@@ -11,9 +12,9 @@ export const EVENT_HEADER = 'x-campaign-calling-event';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Whether a delivery carries the secret of a module this trigger registered. */
-export function carriesModuleSecret(staticData: IDataObject, headers: DeliveryRequest['headers']): boolean {
+export function carriesModuleSecret(records: ModuleRecords, headers: DeliveryRequest['headers']): boolean {
 	const presented = headers[SECRET_HEADER];
-	return typeof presented === 'string' && isKnownSecret(readModuleRecords(staticData), presented);
+	return typeof presented === 'string' && isKnownSecret(records, presented);
 }
 
 export function withoutSecret(headers: Record<string, unknown>): IDataObject {

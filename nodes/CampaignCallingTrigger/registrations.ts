@@ -1,19 +1,20 @@
-import { createHash } from 'crypto';
+import { createHash, timingSafeEqual } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 import { randomString } from 'n8n-workflow';
 
 /**
- * What the trigger knows about the webhook modules it registered. The service can neither list nor
- * delete modules, so this record is the only thing that keeps a later activation from registering an
- * event again, and the only way to tell a module's deliveries from forgeries.
+ * What the trigger knows about the webhook modules it registered. The service can neither list,
+ * change nor delete modules, so this record is the only thing that keeps a later activation from
+ * registering an event again, and the only way to tell a module's deliveries from forgeries.
  *
- * The node's static data (n8n's database) holds, per module, its id and a verifier: the SHA-256 of
- * the secret that module sends. The secret itself is kept nowhere in n8n, because n8n 1.x copies a
- * workflow's static data into every execution it saves.
+ * The node's static data (n8n's database) holds, per module, a verifier (the SHA-256 of the secret
+ * that module sends) and the delivery settings it was registered with. The secret itself is kept
+ * nowhere in n8n, because n8n 1.x copies a workflow's static data into every execution it saves.
  */
 export interface ModuleRecord {
-	id: string;
 	verifier: string;
+	timeout: number;
+	retryLimit: number;
 }
 
 /** Per webhook URL (production and test URLs differ): event type → the module registered for it. */
@@ -21,9 +22,6 @@ export type ModuleRecords = Record<string, Record<string, ModuleRecord>>;
 
 /** Where in the node's static data the records live. */
 const MODULES = 'modules';
-/** Written by earlier builds: one secret for the node, in the clear, and module ids without verifiers. */
-const LEGACY_SECRET = 'secret';
-const LEGACY_REGISTRATIONS = 'registrations';
 
 /** 64 characters from a 62-letter alphabet: about 381 bits from the platform's secure generator. */
 export function newSecret(): string {
@@ -35,41 +33,36 @@ export function secretVerifier(secret: string): string {
 	return createHash('sha256').update(secret).digest('base64url');
 }
 
-/** The records in the node's static data, with what earlier builds wrote read into the same form. */
+/** Whether a module registered with `record` delivers with these settings; a change needs a new module. */
+export function hasSettings(record: ModuleRecord | undefined, settings: { timeout: number; retryLimit: number }): boolean {
+	return record !== undefined && record.timeout === settings.timeout && record.retryLimit === settings.retryLimit;
+}
+
 export function readModuleRecords(staticData: IDataObject): ModuleRecords {
 	const records: ModuleRecords = {};
-	const legacySecret = staticData[LEGACY_SECRET];
-	if (typeof legacySecret === 'string' && legacySecret !== '') {
-		const verifier = secretVerifier(legacySecret);
-		for (const [url, modules] of objectEntries(staticData[LEGACY_REGISTRATIONS])) {
-			for (const [event, id] of objectEntries(modules)) {
-				if (typeof id === 'string') (records[url] ??= {})[event] = { id, verifier };
-			}
-		}
-	}
 	for (const [url, modules] of objectEntries(staticData[MODULES])) {
 		for (const [event, record] of objectEntries(modules)) {
-			if (isModuleRecord(record)) (records[url] ??= {})[event] = { id: record.id, verifier: record.verifier };
+			if (isModuleRecord(record)) {
+				(records[url] ??= {})[event] = { verifier: record.verifier, timeout: record.timeout, retryLimit: record.retryLimit };
+			}
 		}
 	}
 	return records;
 }
 
-/** Stores the records, replacing what earlier builds wrote (their secret in the clear included). */
 export function writeModuleRecords(staticData: IDataObject, records: ModuleRecords): void {
 	staticData[MODULES] = structuredClone(records) as unknown as IDataObject;
-	delete staticData[LEGACY_SECRET];
-	delete staticData[LEGACY_REGISTRATIONS];
 }
 
 /** Whether `presented` is the secret of a module in the records. */
 export function isKnownSecret(records: ModuleRecords, presented: string): boolean {
-	const verifier = secretVerifier(presented);
+	const verifier = Buffer.from(secretVerifier(presented));
 	let known = false;
 	for (const modules of Object.values(records)) {
 		for (const record of Object.values(modules)) {
+			const expected = Buffer.from(record.verifier);
 			// No early return: the time taken does not depend on which record matched.
-			if (constantTimeEquals(verifier, record.verifier)) known = true;
+			if (expected.length === verifier.length && timingSafeEqual(verifier, expected)) known = true;
 		}
 	}
 	return known;
@@ -77,11 +70,14 @@ export function isKnownSecret(records: ModuleRecords, presented: string): boolea
 
 /**
  * Modules this n8n process registered, per trigger, for as long as the process runs. A registration
- * is written here the moment the service confirms it, because n8n can drop what create() wrote to
- * static data: n8n 1.x (and 2.x without its publication service) saves static data only after
- * create() returns, then calls delete() on a copy freshly loaded from the database. delete(), the next
- * checkExists() and the next create() put back what is missing, so a retry registers no event twice
- * and every module that was registered keeps its verifier.
+ * is written here the moment the service confirms it, because static data lags behind it:
+ * - n8n saves static data only after every create() of the activation returned (2.41.1
+ *   `ActiveWorkflowManager.addWebhooks`), while the webhook's route is live before create() runs: a
+ *   module registered first can deliver before its record is saved, and webhook() checks here too;
+ * - after a failed create(), n8n 1.x (and 2.x without its publication service) calls delete() on a
+ *   copy freshly loaded from the database. delete(), the next checkExists() and the next create()
+ *   put back what is missing, so a retry registers no event twice and every module keeps its verifier.
+ * A record here is the newest this process made for its URL and event, so it wins over a stored one.
  */
 const registeredHere = new Map<string, ModuleRecords>();
 
@@ -96,40 +92,29 @@ export function rememberRegistration(trigger: string, url: string, event: string
 	registeredHere.set(trigger, records);
 }
 
-/**
- * The trigger's records with every module this process registered for it that they lack put back,
- * written into static data when that changed them or when it still holds the form of earlier builds.
- */
+/** The stored records with this process's newer registrations for the trigger laid over them. */
+export function currentModuleRecords(staticData: IDataObject, trigger: string): ModuleRecords {
+	return recallRegistrations(trigger, readModuleRecords(staticData)).records;
+}
+
+/** As currentModuleRecords, and written into static data when this process's registrations changed them. */
 export function restoreModuleRecords(staticData: IDataObject, trigger: string): ModuleRecords {
-	const { records, added } = recallRegistrations(trigger, readModuleRecords(staticData));
-	if (added > 0 || LEGACY_SECRET in staticData || LEGACY_REGISTRATIONS in staticData) writeModuleRecords(staticData, records);
+	const { records, changed } = recallRegistrations(trigger, readModuleRecords(staticData));
+	if (changed) writeModuleRecords(staticData, records);
 	return records;
 }
 
-/**
- * The stored records plus the modules this process registered for the trigger that they lack. A
- * module already recorded for that URL and event is kept: that is the record n8n saved.
- */
-function recallRegistrations(trigger: string, stored: ModuleRecords): { records: ModuleRecords; added: number } {
+function recallRegistrations(trigger: string, stored: ModuleRecords): { records: ModuleRecords; changed: boolean } {
 	const records = structuredClone(stored);
-	let added = 0;
+	let changed = false;
 	for (const [url, modules] of Object.entries(registeredHere.get(trigger) ?? {})) {
 		for (const [event, record] of Object.entries(modules)) {
-			if (records[url]?.[event] !== undefined) continue;
+			if (records[url]?.[event]?.verifier === record.verifier) continue;
 			(records[url] ??= {})[event] = { ...record };
-			added++;
+			changed = true;
 		}
 	}
-	return { records, added };
-}
-
-/** Compares without returning early on the first differing character. */
-export function constantTimeEquals(presented: string, expected: string): boolean {
-	let difference = presented.length ^ expected.length;
-	for (let i = 0; i < expected.length; i++) {
-		difference |= (presented.charCodeAt(i) || 0) ^ expected.charCodeAt(i);
-	}
-	return difference === 0;
+	return { records, changed };
 }
 
 function objectEntries(value: unknown): Array<[string, unknown]> {
@@ -138,6 +123,6 @@ function objectEntries(value: unknown): Array<[string, unknown]> {
 
 function isModuleRecord(value: unknown): value is ModuleRecord {
 	if (!value || typeof value !== 'object') return false;
-	const { id, verifier } = value as Record<string, unknown>;
-	return typeof id === 'string' && typeof verifier === 'string' && verifier !== '';
+	const { verifier, timeout, retryLimit } = value as Record<string, unknown>;
+	return typeof verifier === 'string' && verifier !== '' && typeof timeout === 'number' && typeof retryLimit === 'number';
 }

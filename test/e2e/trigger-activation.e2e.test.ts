@@ -185,3 +185,90 @@ describe.each(setups)('a trigger activation that fails part-way, in n8n $label',
 		);
 	});
 });
+
+describe.each(setups)('a trigger\'s delivery settings and its deliveries during activation, in n8n $label', ({ label, version, extraEnv }) => {
+	let simulator: Simulator;
+	let n8n: N8nInstance;
+	let userFolder: string;
+	let credential: CredentialRef;
+
+	const modulesAt = (url: string) =>
+		[...simulator.state.webhookModules.values()]
+			.map(({ record }) => record)
+			.filter((record) => record.settings.url === url)
+			.map((record) => `${record.event_type} timeout ${record.settings.timeout} retry_limit ${record.settings.retry_limit}`);
+	const markersRun = async (workflowId: string) =>
+		(await n8n.api.listExecutions(workflowId, true)).flatMap((execution) =>
+			nodeOutput(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker?: string } | undefined)?.marker),
+		);
+
+	beforeAll(async () => {
+		simulator = await startSimulator();
+		userFolder = createUserFolder(`settings-${version}`);
+		n8n = await startN8n({ version, userFolder, withPackage: true, extraEnv, readyTimeoutMs: 400_000 });
+		credential = await simulatorCredential(n8n.api, simulator.url);
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await simulator?.close();
+		if (userFolder && !process.env.E2E_KEEP_WORK) rmSync(userFolder, { recursive: true, force: true });
+	});
+
+	it('a Timeout changed after the first activation reaches the service at the next one; an event then runs once', async () => {
+		const trigger = campaignCallingTriggerNode(['call.ended'], credential, { timeout: 30 });
+		const definition: WorkflowJson = triggerWorkflow(`settings change ${version}`, trigger);
+		const workflow = await n8n.api.createWorkflow(definition);
+		const url = triggerUrl(n8n, trigger);
+		await n8n.api.activate(workflow.id);
+		await n8n.api.deactivate(workflow.id);
+		const before = modulesAt(url);
+		expect(before).toEqual(['call.ended timeout 30 retry_limit 3']);
+
+		const changed = {
+			...definition,
+			nodes: definition.nodes.map((node) => (node.name === trigger.name ? { ...node, parameters: { ...node.parameters, options: { timeout: 90 } } } : node)),
+		};
+		expect((await n8n.api.publicApi('PUT', `/workflows/${workflow.id}`, changed)).status).toBe(200);
+		await n8n.api.activate(workflow.id);
+		const after = modulesAt(url);
+		expect(after).toEqual(['call.ended timeout 30 retry_limit 3', 'call.ended timeout 90 retry_limit 3']);
+
+		// The service delivers the event through both modules: the old one's secret is refused, the new one's accepted.
+		const marker = `settings-${randomUUID()}`;
+		const delivered = await simulator.deliverEvent('call.ended', { data: { marker } });
+		const statuses = delivered.filter((result) => result.url === url).map((result) => [result.ok, result.status]);
+		expect(statuses).toEqual([
+			[false, 401],
+			[true, 200],
+		]);
+		await n8n.api.waitForExecutions(workflow.id, 1, 60_000);
+		await sleep(2000);
+		expect(await markersRun(workflow.id)).toEqual([marker]);
+		log(`n8n ${label}, Timeout 30 → 90: modules before ${JSON.stringify(before)}, after ${JSON.stringify(after)}; one event delivered through both: ${JSON.stringify(statuses)}; executions with it: 1`);
+	});
+
+	it('a delivery from a module registered a moment ago, while activation still registers the next, is accepted', async () => {
+		const trigger = campaignCallingTriggerNode(['call.started', 'call.ended'], credential);
+		const workflow = await n8n.api.createWorkflow(triggerWorkflow(`delivery during activation ${version}`, trigger));
+		const url = triggerUrl(n8n, trigger);
+		// The second registration takes 8 s to answer, so activation is still running when the first module delivers.
+		simulator.injectFault({ kind: 'slow', path: '/v1/modules/webhook', after: 1, delayMs: 8000 });
+		const activation = n8n.api.activate(workflow.id);
+		try {
+			const started = Date.now();
+			while (modulesAt(url).length === 0 && Date.now() - started < 60_000) await sleep(50);
+			const marker = `early-${randomUUID()}`;
+			const delivered = (await simulator.deliverEvent('call.started', { data: { marker } })).filter((result) => result.url === url);
+			const stillActivating = modulesAt(url).length === 1;
+			expect(delivered.map((result) => [result.ok, result.status])).toEqual([[true, 200]]);
+			await activation;
+			await n8n.api.waitForExecutions(workflow.id, 1, 60_000);
+			expect(await markersRun(workflow.id)).toEqual([marker]);
+			log(`n8n ${label}: a delivery while activation still ran (second module not yet registered: ${stillActivating}): ${delivered.map((result) => result.status).join(', ')}`);
+		} finally {
+			await activation.catch(() => undefined);
+			simulator.clearFaults();
+		}
+	});
+});

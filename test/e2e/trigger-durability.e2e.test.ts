@@ -125,7 +125,7 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 	it('Ignore Repeats: the same event twice starts one execution; another event starts another; off, both run', async () => {
 		wholeBody = await activeTrigger('repeats: whole body', { ignoreRepeats: true });
 		byCallId = await activeTrigger('repeats: data.call_id', { ignoreRepeats: true, repeatKey: 'data.call_id' });
-		const off = await activeTrigger('repeats: off', {});
+		const off = await activeTrigger('repeats: off', { ignoreRepeats: false });
 
 		// The service's own delivery, then the same event again as its retry would send it.
 		const first = await deliver(wholeBody.url, wholeBody.secret, firstEvent);
@@ -230,7 +230,7 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 	}
 
 	it(`flood, Ignore Repeats off: ${TRIGGER_FLOOD.events} distinct events at concurrency ${TRIGGER_FLOOD.concurrency}, retried up to ${TRIGGER_FLOOD.retries} times: none lost; an event runs twice only when its answer came too late`, async () => {
-		const { counts, downstreamRuns, workflowId } = await floodOf('off', {});
+		const { counts, downstreamRuns, workflowId } = await floodOf('off', { ignoreRepeats: false });
 		expect({ answered: counts.answered, executed: counts.executed, lost: counts.lost }).toEqual({
 			answered: TRIGGER_FLOOD.events,
 			executed: TRIGGER_FLOOD.events,

@@ -8,6 +8,8 @@
  * deduplication store (test/helpers/processedData.ts), which outlives a harness as n8n's database
  * outlives a restart.
  */
+import { EventEmitter } from 'node:events';
+
 import { ExecuteContext, HookContext, WebhookContext } from 'n8n-core';
 import type {
 	IDataObject,
@@ -194,14 +196,36 @@ export class TriggerHarness {
 	 * node, execute(), whose sendResponse gives the answer (responseMode 'responseNode').
 	 */
 	async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
-		const outcome = await this.runWebhook(this.workflow, request);
-		const items = outcome.result.workflowData?.[0];
+		const taken = await this.take(request);
+		return taken.executed ? await taken.run() : taken.outcome();
+	}
+
+	/**
+	 * webhook() alone, as n8n runs it when a delivery arrives; for a delivery that starts an execution,
+	 * run() is that execution, which a test may hold back as n8n's full queue does. A retry that
+	 * webhook() holds resolves only when the earlier execution answers, or when hangUp() is called.
+	 */
+	async take(request: DeliveryRequest, response = new FakeResponse()): Promise<TakenDelivery> {
+		const result = await this.runWebhook(this.workflow, request, response);
+		const items = result.workflowData?.[0];
+		const answerOf = () => ({ statusCode: response.statusCode, json: response.body });
 		if (items === undefined) {
-			const answered = outcome.statusCode !== undefined || outcome.result.noWebhookResponse === true;
-			return answered ? { ...outcome, executed: false } : { ...outcome, statusCode: 200, json: outcome.result.webhookResponse, executed: false };
+			// n8n sends webhookResponse itself when the node did not answer on its own.
+			if (result.noWebhookResponse !== true && !response.writableEnded) response.status(200).json(result.webhookResponse);
+			return { result, response, executed: false, outcome: () => ({ result, ...answerOf(), executed: false }), run: rejectRun };
 		}
-		const execution = await this.execute(items, request.mode ?? 'webhook');
-		return { ...outcome, ...execution.answer, executed: true, output: execution.output };
+		const run = async (): Promise<DeliveryOutcome> => {
+			try {
+				const execution = await this.execute(items, request.mode ?? 'webhook');
+				if (execution.answer.statusCode !== undefined) response.status(execution.answer.statusCode).json(execution.answer.json);
+				return { result, ...answerOf(), executed: true, output: execution.output };
+			} catch (error) {
+				// What n8n answers when the execution fails before the node answered.
+				response.status(500).json({ message: 'Error in workflow' });
+				throw error;
+			}
+		};
+		return { result, response, executed: true, outcome: () => ({ result, ...answerOf(), executed: true }), run };
 	}
 
 	/** Runs execute() as n8n runs a trigger that has one, over the items webhook() passed on. */
@@ -235,7 +259,7 @@ export class TriggerHarness {
 		return { answer, output };
 	}
 
-	private async runWebhook(workflow: Workflow, request: DeliveryRequest): Promise<Omit<DeliveryOutcome, 'executed'>> {
+	private async runWebhook(workflow: Workflow, request: DeliveryRequest, response: FakeResponse): Promise<IWebhookResponseData> {
 		const raw = request.raw ?? (request.body === undefined ? '' : JSON.stringify(request.body));
 		const headers: Record<string, string> = {
 			'content-type': 'application/json',
@@ -248,24 +272,6 @@ export class TriggerHarness {
 		} catch {
 			parsed = {};
 		}
-		const outcome: { statusCode?: number; json?: unknown } = {};
-		const response = {
-			status(code: number) {
-				outcome.statusCode = code;
-				return response;
-			},
-			json(body: unknown) {
-				outcome.json = body;
-				return response;
-			},
-			send(body: unknown) {
-				outcome.json = body;
-				return response;
-			},
-			end() {
-				return response;
-			},
-		};
 		const httpRequest = { headers, body: parsed, rawBody: Buffer.from(raw), query: {}, params: {} };
 		const additionalData = this.additionalData();
 		Object.assign(additionalData, { httpRequest, httpResponse: response });
@@ -278,8 +284,62 @@ export class TriggerHarness {
 			[],
 			null,
 		);
-		const result = await this.nodeType.webhook.call(context);
-		return { result, ...outcome };
+		return await this.nodeType.webhook.call(context);
+	}
+}
+
+async function rejectRun(): Promise<DeliveryOutcome> {
+	throw new Error('This delivery started no execution');
+}
+
+export interface TakenDelivery {
+	/** What webhook() returned. */
+	result: IWebhookResponseData;
+	response: FakeResponse;
+	/** Whether n8n would create an execution (webhook() passed items on). */
+	executed: boolean;
+	/** The answer so far. */
+	outcome: () => DeliveryOutcome;
+	/** The execution: execute(), then n8n's answer through the response. */
+	run: () => Promise<DeliveryOutcome>;
+}
+
+/**
+ * The parts of Express's response that the trigger and n8n use: status, json/send and end (which n8n
+ * calls to answer, also after the sender hung up), 'close' when the connection goes.
+ */
+export class FakeResponse extends EventEmitter {
+	statusCode = 200;
+
+	body: unknown;
+
+	writableEnded = false;
+
+	closed = false;
+
+	status(code: number): this {
+		this.statusCode = code;
+		return this;
+	}
+
+	json(body: unknown): this {
+		this.body = body;
+		return this.end();
+	}
+
+	send(body: unknown): this {
+		return this.json(body);
+	}
+
+	end(): this {
+		this.writableEnded = true;
+		return this;
+	}
+
+	/** The sender stops waiting (its timeout), as a closed connection tells Express. */
+	hangUp(): void {
+		this.closed = true;
+		this.emit('close');
 	}
 }
 

@@ -6,6 +6,7 @@ import { Workflow } from 'n8n-workflow';
 
 import { SECRET_HEADER, MAX_BODY_BYTES } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
+import { IGNORE_REPEATS_DEFAULT } from '../../../nodes/CampaignCallingTrigger/parameters';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { TriggerHarness, moduleSecret, modulesFor } from '../../helpers/triggerContext.ts';
 import { nodeTypesFor } from '../../helpers/n8nContext.ts';
@@ -62,14 +63,14 @@ describe('activation lifecycle', () => {
 		expect(await trigger.checkExists()).toBe(true);
 	});
 
-	it('keeps each module\'s id and the SHA-256 of its secret in static data, never the secret', async () => {
-		const trigger = harness(['call.ended', 'campaign.completed']);
+	it('keeps each module\'s delivery settings and the SHA-256 of its secret in static data, never the secret', async () => {
+		const trigger = harness(['call.ended', 'campaign.completed'], { timeout: 45 });
 		await trigger.activate();
 		const modules = modulesFor(simulator, trigger.webhookUrl);
 		const verifier = createHash('sha256').update(modules[0].secret).digest('base64url');
 		expect(trigger.staticData).toEqual({
 			modules: {
-				[trigger.webhookUrl]: Object.fromEntries(modules.map(({ event, id }) => [event, { id, verifier }])),
+				[trigger.webhookUrl]: Object.fromEntries(modules.map(({ event }) => [event, { verifier, timeout: 45, retryLimit: 3 }])),
 			},
 		});
 		expect(JSON.stringify(trigger.savedStaticData())).not.toContain(modules[0].secret);
@@ -181,7 +182,7 @@ describe('an activation that fails part-way (n8n drops what create() wrote)', ()
 	});
 
 	it('control: with neither the cleanup\'s save nor this process\'s memory, the retry registers call.started again', async () => {
-		// What earlier builds did on n8n 1.x: its only record was what create() wrote, which n8n dropped.
+		// Without both records, nothing tells the retry that call.started has a module: that is what they guard against.
 		const trigger = harness(EVENTS);
 		await failOnSecondModule(trigger);
 		const restartedWithoutCleanup = restartedTrigger(trigger, {});
@@ -192,30 +193,6 @@ describe('an activation that fails part-way (n8n drops what create() wrote)', ()
 			'call.ended',
 			'campaign.completed',
 		]);
-	});
-});
-
-describe('static data written by earlier builds (the secret in the clear)', () => {
-	it('is rewritten at the next activation to verifiers only; the modules and their secret keep working', async () => {
-		const secret = 'L'.repeat(64);
-		const trigger = harness(['call.ended']);
-		const url = trigger.webhookUrl;
-		const legacy = new TriggerHarness(trigger.node.parameters, credentials(), undefined, {
-			workflowId: trigger.workflow.id as string,
-			staticData: { [`node:${trigger.node.name}`]: { secret, registrations: { [url]: { 'call.ended': 'module-1' } } } },
-			nodeType: trigger.nodeType,
-		});
-		const before = await legacy.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: 'call.ended' } });
-		expect(before.result.workflowData).toHaveLength(1);
-
-		await legacy.activate();
-		expect(moduleRequests()).toHaveLength(0);
-		const verifier = createHash('sha256').update(secret).digest('base64url');
-		expect(legacy.staticData).toEqual({ modules: { [url]: { 'call.ended': { id: 'module-1', verifier } } } });
-		const after = await legacy.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: 'call.ended' } });
-		expect(after.result.workflowData).toHaveLength(1);
-		const forged = await legacy.deliver({ headers: { [SECRET_HEADER]: verifier }, body: { event_type: 'call.ended' } });
-		expect(forged.statusCode).toBe(401);
 	});
 });
 
@@ -233,7 +210,7 @@ describe('webhook(): deliveries', () => {
 		expect(outcome.output).toEqual([{ json: body, pairedItem: { item: 0 } }]);
 		// Answered by the execution's first node (execute()), so only once n8n created the execution.
 		expect(outcome.result.webhookResponse).toBeUndefined();
-		expect([outcome.statusCode, outcome.json]).toEqual([200, { status: 'ok', received: 1, accepted: 1 }]);
+		expect([outcome.statusCode, outcome.json]).toEqual([200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }]);
 	});
 
 	it('adds the registered event type when the body carries none', async () => {
@@ -281,7 +258,7 @@ describe('webhook(): deliveries', () => {
 		const { trigger, secret } = await activeTrigger(['call.ended']);
 		const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: 'campaign.paused' } });
 		expect(outcome.result.workflowData).toBeUndefined();
-		expect(outcome.result.webhookResponse).toEqual({ status: 'ok', received: 1, accepted: 0 });
+		expect(outcome.result.webhookResponse).toEqual({ status: 'ok', received: 1, accepted: 0, repeats: 0 });
 	});
 
 	it.each([
@@ -359,11 +336,18 @@ describe('the trigger in the editor', () => {
 		expect({ version, defaultVersion }).toEqual({ version: 2, defaultVersion: undefined });
 	});
 
-	it('warns that activation and "Listen for test event" both leave modules at the service', () => {
+	it('warns, in at most two sentences, that activation and "Listen for test event" both leave modules at the service', () => {
 		const notice = new CampaignCallingTrigger().description.properties.find((property) => property.type === 'notice');
-		expect(notice?.displayName).toMatch(/^Activating this workflow registers one webhook module per selected event/);
-		expect(notice?.displayName).toMatch(/"Listen for test event" \(for the test URL\)/);
-		expect(notice?.displayName).toMatch(/stay registered after deactivation and after test listening ends/);
+		expect(notice?.displayName).toMatch(/^Activating this workflow, and "Listen for test event", register one webhook module per selected event/);
+		expect(notice?.displayName).toMatch(/keeps them after deactivation/);
+		expect(notice?.displayName.split(/\.\s/)).toHaveLength(2);
+	});
+
+	it('shows Ignore Repeats with the default the code applies when the option was never added', () => {
+		const options = new CampaignCallingTrigger().description.properties.find((property) => property.name === 'options');
+		const ignoreRepeats = options?.options?.find((option) => 'name' in option && option.name === 'ignoreRepeats') as { default?: unknown };
+		expect(ignoreRepeats.default).toBe(IGNORE_REPEATS_DEFAULT);
+		expect(IGNORE_REPEATS_DEFAULT).toBe(true);
 	});
 
 	it('labels the event choice "Trigger On", as n8n\'s UX guidelines name it, while saved workflows keep the name events', () => {

@@ -43,8 +43,18 @@ const recorded = (trigger: TriggerHarness) => processedDataStore().rows.get(`${t
 const ended = (data: IDataObject, extra: IDataObject = {}) => ({ event_type: 'call.ended', data, ...extra });
 
 describe('Ignore Repeats', () => {
-	it('is off by default: the same event twice runs twice, and nothing is recorded', async () => {
+	it('is on by default, comparing whole events: the same event twice runs once, and is recorded', async () => {
 		const { trigger, send } = await activeTrigger({});
+		const body = ended({ call_id: 'c-1' });
+		expect(started(await send(body))).toEqual([body]);
+		const again = await send(body);
+		expect(again.executed).toBe(false);
+		expect(answer(again)).toEqual({ status: 'ok', received: 1, accepted: 0, repeats: 1 });
+		expect(recorded(trigger)).toHaveLength(1);
+	});
+
+	it('turned off, the same event twice runs twice, and nothing is recorded', async () => {
+		const { trigger, send } = await activeTrigger({ ignoreRepeats: false });
 		const body = ended({ call_id: 'c-1' });
 		expect(started(await send(body))).toEqual([body]);
 		const again = await send(body);

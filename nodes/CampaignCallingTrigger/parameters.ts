@@ -1,0 +1,57 @@
+import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { readDeliveryLimits } from '../shared/moduleSettings';
+import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
+import { triggerKey } from './registrations';
+import { readRepeatKeyPath } from './repeats';
+
+/** Ignore Repeats is on unless the user turned it off: each event then runs once, retries included. */
+export const IGNORE_REPEATS_DEFAULT = true;
+
+export function ignoresRepeats(this: IWebhookFunctions | IExecuteFunctions, options: IDataObject): boolean {
+	// Test deliveries (the editor's "Listen for test event") take one event and are not remembered.
+	return (options.ignoreRepeats ?? IGNORE_REPEATS_DEFAULT) === true && this.getMode() !== 'manual';
+}
+
+export function thisTrigger(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
+	return triggerKey(this.getWorkflow().id, this.getNode().id);
+}
+
+export function deliveryLimits(this: IHookFunctions): { timeout: number; retryLimit: number } {
+	const options = this.getNodeParameter('options', {}) as IDataObject;
+	try {
+		return readDeliveryLimits(options);
+	} catch (error) {
+		throw asNodeError.call(this, error);
+	}
+}
+
+/** Repeat Key as path segments when Ignore Repeats is on, from the Options the caller has read. */
+export function repeatKeyPath(this: IHookFunctions | IWebhookFunctions, options: IDataObject): string[] {
+	if ((options.ignoreRepeats ?? IGNORE_REPEATS_DEFAULT) !== true) return [];
+	try {
+		return readRepeatKeyPath(options.repeatKey);
+	} catch (error) {
+		throw asNodeError.call(this, error);
+	}
+}
+
+export function selectedEvents(this: IHookFunctions | IWebhookFunctions): string[] {
+	const events = this.getNodeParameter('events', []) as string[];
+	const unknown = events.filter((event) => !EVENT_TYPE_VALUES.has(event));
+	if (events.length === 0 || unknown.length > 0) {
+		throw new NodeOperationError(
+			this.getNode(),
+			events.length === 0 ? 'Select at least one event' : `Unknown event type: ${unknown.join(', ')}`,
+			{ description: `Choose from: ${[...EVENT_TYPE_VALUES].join(', ')}.` },
+		);
+	}
+	return events;
+}
+
+function asNodeError(this: IHookFunctions | IWebhookFunctions, error: unknown): NodeOperationError {
+	return new NodeOperationError(this.getNode(), (error as Error).message, {
+		description: (error as { hint?: string }).hint,
+	});
+}

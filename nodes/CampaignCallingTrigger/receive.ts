@@ -1,0 +1,125 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
+import { EVENT_HEADER, HANDOVER_FIELD, carriesModuleSecret, parseDelivery, readHandover, withoutSecret } from './delivery';
+import type { Handover } from './delivery';
+import { awaitEarlierAnswers, earlierAnswer, trackAnswer } from './inFlight';
+import { ignoresRepeats, repeatKeyPath, selectedEvents, thisTrigger } from './parameters';
+import { currentModuleRecords } from './registrations';
+import { REMEMBERED_KEYS, checkAndRecordKeys, isRecordedRepeat, repeatKeyHash } from './repeats';
+
+/**
+ * webhook(): checks a delivery and hands its new events to n8n for an execution. It answers at once
+ * only a delivery that starts nothing (refused, or made of events already recorded); a retry of an
+ * event whose execution n8n still holds waits here for that execution's answer. Any other delivery
+ * is answered by execute() below.
+ */
+export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const request = this.getRequestObject();
+	const response = this.getResponseObject();
+	const trigger = thisTrigger.call(this);
+
+	if (!carriesModuleSecret(currentModuleRecords(this.getWorkflowStaticData('node'), trigger), request.headers)) {
+		response.status(401).json({ status: 'error', message: 'Unauthorized' });
+		return { noWebhookResponse: true };
+	}
+
+	const options = this.getNodeParameter('options', {}) as IDataObject;
+	const delivery = parseDelivery(request);
+	if (!delivery.ok) {
+		response.status(delivery.statusCode).json({ status: 'error', message: delivery.message });
+		return { noWebhookResponse: true };
+	}
+
+	const registeredEvent = request.headers[EVENT_HEADER];
+	const fallbackEvent =
+		typeof registeredEvent === 'string' && EVENT_TYPE_VALUES.has(registeredEvent) ? registeredEvent : undefined;
+	const events = new Set(selectedEvents.call(this));
+	const checkRepeats = ignoresRepeats.call(this, options);
+	const path = checkRepeats ? repeatKeyPath.call(this, options) : [];
+
+	const selected: Array<{ entry: IDataObject; eventType: string; key: string | undefined }> = [];
+	for (const entry of delivery.entries) {
+		const eventType = typeof entry.event_type === 'string' ? entry.event_type : fallbackEvent;
+		// Modules of events no longer selected still deliver here; they are acknowledged and dropped.
+		if (eventType === undefined || !events.has(eventType)) continue;
+		selected.push({ entry, eventType, key: checkRepeats ? repeatKeyHash(entry, path, eventType) : undefined });
+	}
+	const received = delivery.entries.length;
+	const repeatsOf = (count: number) => (checkRepeats ? count : undefined);
+
+	let passed = selected;
+	for (;;) {
+		passed = selected.filter(({ key }) => key === undefined || !isRecordedRepeat(trigger, key));
+		if (passed.length === 0) return { webhookResponse: acknowledgement(received, 0, repeatsOf(selected.length)) };
+		const earlier = passed.map(({ key }) => (key === undefined ? undefined : earlierAnswer(trigger, key)));
+		if (earlier.some((answer) => answer === undefined)) break;
+		const accepted = await awaitEarlierAnswers(earlier as Array<Promise<boolean>>, response);
+		if (accepted === undefined) return { noWebhookResponse: true };
+		if (accepted) return { webhookResponse: acknowledgement(received, 0, repeatsOf(selected.length)) };
+		// An earlier execution failed: look again, and start one for this delivery unless another retry did.
+	}
+
+	const keysInFlightHere = passed.flatMap(({ key }) =>
+		key !== undefined && earlierAnswer(trigger, key) === undefined ? [key] : [],
+	);
+	trackAnswer(trigger, keysInFlightHere, response);
+
+	const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
+	const knownRepeats = selected.length - passed.length;
+	const items: INodeExecutionData[] = passed.map(({ entry, eventType, key }) => {
+		const json: IDataObject = { ...entry };
+		if (typeof json.event_type !== 'string') json.event_type = eventType;
+		if (headers) json.headers = headers;
+		const handover: Handover = { received, repeats: knownRepeats };
+		if (key !== undefined) handover.key = key;
+		json[HANDOVER_FIELD] = handover as unknown as IDataObject;
+		return { json };
+	});
+	return { workflowData: [items] };
+}
+
+/**
+ * execute(): runs as the execution's first node, so the execution exists by now. With Ignore
+ * Repeats, records the events in n8n's deduplication store (in its database, shared by every n8n
+ * process) and drops the repeats; then answers the delivery and passes on the new events.
+ */
+export async function answerDelivery(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const handovers = items.map((item) => readHandover(item.json));
+	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+	const checkRepeats = ignoresRepeats.call(this, options);
+
+	let repeats = items.map(() => false);
+	if (checkRepeats) {
+		repeats = await checkAndRecordKeys(
+			async (hashes) =>
+				await this.helpers.checkProcessedAndRecord(hashes, 'node', { mode: 'entries', maxEntries: REMEMBERED_KEYS }),
+			thisTrigger.call(this),
+			handovers.map((handover) => handover?.key),
+		);
+	}
+
+	const fresh: INodeExecutionData[] = [];
+	items.forEach((item, index) => {
+		if (repeats[index]) return;
+		const json = { ...item.json };
+		delete json[HANDOVER_FIELD];
+		fresh.push({ json, pairedItem: { item: index } });
+	});
+
+	// Items from a delivery carry its handover; pinned data and manual runs have no sender waiting.
+	const [handover] = handovers;
+	if (handover !== undefined) {
+		const repeated = repeats.filter(Boolean).length;
+		const body = acknowledgement(handover.received, fresh.length, checkRepeats ? handover.repeats + repeated : undefined);
+		this.sendResponse({ body, headers: {}, statusCode: 200 });
+	}
+	return [fresh];
+}
+
+function acknowledgement(received: number, accepted: number, repeats: number | undefined): IDataObject {
+	const answer: IDataObject = { status: 'ok', received, accepted };
+	if (repeats !== undefined) answer.repeats = repeats;
+	return answer;
+}

@@ -1,0 +1,86 @@
+/**
+ * Activation against the service simulator, through n8n-core's real HookContext: a change of the
+ * modules' delivery settings, and deliveries that arrive while activation is still registering.
+ */
+import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
+import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
+import { TriggerHarness, modulesFor } from '../../helpers/triggerContext.ts';
+
+let simulator: Simulator;
+beforeAll(async () => {
+	simulator = await startSimulator();
+});
+afterAll(async () => simulator.close());
+beforeEach(() => simulator.reset());
+
+const credentials = () => ({ baseUrl: simulator.url, apiKey: DEMO.apiKey });
+const settingsOf = (trigger: TriggerHarness) =>
+	[...simulator.state.webhookModules.values()]
+		.map(({ record }) => record)
+		.filter((record) => record.settings.url === trigger.webhookUrl)
+		.map((record) => [record.event_type, record.settings.timeout, record.settings.retry_limit]);
+
+async function deliver(trigger: TriggerHarness, secret: string, callId: string) {
+	return await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: 'call.ended', data: { call_id: callId } } });
+}
+
+describe('a change of Timeout or Retry Limit', () => {
+	it('reaches the service at the next activation: a new module with the new settings, and the old module\'s deliveries refused', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		await trigger.activate();
+		const [old] = modulesFor(simulator, trigger.webhookUrl);
+
+		trigger.setParameters({ events: ['call.ended'], options: { timeout: 90, retryLimit: 5 } });
+		expect(await trigger.checkExists()).toBe(false);
+		await trigger.activate();
+		expect(settingsOf(trigger)).toEqual([
+			['call.ended', 30, 3],
+			['call.ended', 90, 5],
+		]);
+		const [, current] = modulesFor(simulator, trigger.webhookUrl);
+
+		expect((await deliver(trigger, old.secret, 'c-1')).statusCode).toBe(401);
+		const accepted = await deliver(trigger, current.secret, 'c-1');
+		expect([accepted.statusCode, accepted.executed]).toEqual([200, true]);
+	});
+
+	it('unchanged settings register nothing at the next activation', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: { timeout: 90 } }, credentials());
+		await trigger.activate();
+		await trigger.activate();
+		expect(await trigger.checkExists()).toBe(true);
+		expect(settingsOf(trigger)).toEqual([['call.ended', 90, 3]]);
+	});
+
+	it('after a restart (settings read from static data), a changed setting is still seen', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		await trigger.activate();
+		const restarted = new TriggerHarness({ events: ['call.ended'], options: { retryLimit: 0 } }, credentials(), undefined, {
+			workflowId: trigger.workflow.id as string,
+			staticData: trigger.savedStaticData(),
+			nodeType: trigger.nodeType,
+		});
+		expect(await restarted.checkExists()).toBe(false);
+	});
+});
+
+describe('a delivery while activation is still registering modules', () => {
+	it('from a module this process has just registered is accepted before n8n saved static data', async () => {
+		const trigger = new TriggerHarness({ events: ['call.started', 'call.ended'], options: {} }, credentials());
+		simulator.injectFault({ kind: 'slow', path: '/v1/modules/webhook', after: 1, delayMs: 1500 });
+		const activation = trigger.activate();
+		try {
+			while (modulesFor(simulator, trigger.webhookUrl).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+			const [first] = modulesFor(simulator, trigger.webhookUrl);
+
+			const outcome = await trigger.deliver({
+				headers: { [SECRET_HEADER]: first.secret },
+				body: { event_type: 'call.started', data: { call_id: 'c-early' } },
+			});
+			expect(trigger.staticData).toEqual({});
+			expect([outcome.statusCode, outcome.executed]).toEqual([200, true]);
+		} finally {
+			await activation;
+		}
+	});
+});

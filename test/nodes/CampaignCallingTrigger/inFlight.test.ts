@@ -1,0 +1,159 @@
+/**
+ * A full execution queue: n8n took a delivery (webhook() handed its event over) but has not run the
+ * execution yet, so the sender times out and retries. Through n8n-core's real WebhookContext and
+ * ExecuteContext; an execution is held back by not calling run() until the test says so.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
+import { IN_FLIGHT_LIMIT_MS, inFlightCount } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { isRecordedRepeat, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
+import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
+import { FakeResponse, TriggerHarness, moduleSecret } from '../../helpers/triggerContext.ts';
+
+let simulator: Simulator;
+beforeAll(async () => {
+	simulator = await startSimulator();
+});
+afterAll(async () => simulator.close());
+
+const credentials = () => ({ baseUrl: simulator.url, apiKey: DEMO.apiKey });
+
+async function activeTrigger(options: IDataObject = {}) {
+	const trigger = new TriggerHarness({ events: ['call.ended'], options }, credentials());
+	await trigger.activate();
+	const secret = moduleSecret(simulator, trigger.webhookUrl);
+	const take = (body: unknown, response?: FakeResponse) => trigger.take({ headers: { [SECRET_HEADER]: secret }, body }, response);
+	return { trigger, take };
+}
+
+const ended = (callId: string) => ({ event_type: 'call.ended', event_id: `e-${callId}`, data: { call_id: callId } });
+
+/** Whether a promise is still pending after the event loop had a chance to settle it. */
+async function isPending(promise: Promise<unknown>): Promise<boolean> {
+	const marker = Symbol('pending');
+	return (await Promise.race([promise, new Promise((resolve) => setImmediate(() => resolve(marker)))])) === marker;
+}
+
+describe('a retry while the first delivery\'s execution waits in n8n\'s queue', () => {
+	it('starts no execution: it waits, and is answered 200 as a repeat when the first execution answers', async () => {
+		const { take } = await activeTrigger();
+		const first = await take(ended('c-1'));
+		expect(first.executed).toBe(true);
+
+		const retry = take(ended('c-1'));
+		expect(await isPending(retry)).toBe(true);
+
+		const run = await first.run();
+		expect(run.output?.map((item) => item.json)).toEqual([ended('c-1')]);
+		const answered = await retry;
+		expect(answered.executed).toBe(false);
+		expect([answered.response.statusCode, answered.response.body]).toEqual([200, { status: 'ok', received: 1, accepted: 0, repeats: 1 }]);
+	});
+
+	it('every retry of the event waits for the one execution: three retries, one execution, four answers 200', async () => {
+		const { take } = await activeTrigger();
+		const first = await take(ended('c-2'));
+		const retries = [take(ended('c-2')), take(ended('c-2')), take(ended('c-2'))];
+		await first.run();
+		const answers = await Promise.all(retries);
+		expect(answers.map((taken) => [taken.executed, taken.response.statusCode])).toEqual([
+			[false, 200],
+			[false, 200],
+			[false, 200],
+		]);
+		expect(first.response.statusCode).toBe(200);
+	});
+
+	it('other events are not held: a new event during the wait starts its own execution at once', async () => {
+		const { take } = await activeTrigger();
+		const first = await take(ended('c-3'));
+		const other = await take(ended('c-4'));
+		expect(other.executed).toBe(true);
+		await Promise.all([first.run(), other.run()]);
+	});
+
+	it('a retry whose sender hangs up stops waiting without an answer; the next retry after the run is a recorded repeat', async () => {
+		const { take } = await activeTrigger();
+		const first = await take(ended('c-5'));
+		const hungUp = new FakeResponse();
+		const retry = take(ended('c-5'), hungUp);
+		hungUp.hangUp();
+		const gone = await retry;
+		expect(gone.result).toEqual({ noWebhookResponse: true });
+		expect(gone.response.writableEnded).toBe(false);
+
+		await first.run();
+		const later = await take(ended('c-5'));
+		expect(later.executed).toBe(false);
+		expect(later.response.body).toEqual({ status: 'ok', received: 1, accepted: 0, repeats: 1 });
+	});
+
+	it('when the first execution fails before it answers (n8n answers 500), a waiting retry starts an execution of its own', async () => {
+		const { trigger, take } = await activeTrigger();
+		const first = await take(ended('c-6'));
+		const retry = take(ended('c-6'));
+		const recordKeys = jest.spyOn(trigger.nodeType, 'execute').mockRejectedValueOnce(new Error('database is locked'));
+		await expect(first.run()).rejects.toThrow('database is locked');
+		recordKeys.mockRestore();
+		expect(first.response.statusCode).toBe(500);
+
+		const taken = await retry;
+		expect(taken.executed).toBe(true);
+		const run = await taken.run();
+		expect(run.output?.map((item) => item.json)).toEqual([ended('c-6')]);
+		expect(taken.response.statusCode).toBe(200);
+	});
+
+	it('the first answer is seen even when n8n gives it after the first sender hung up (Node then emits no finish)', async () => {
+		const { trigger, take } = await activeTrigger();
+		const firstResponse = new FakeResponse();
+		const first = await take(ended('c-7'), firstResponse);
+		firstResponse.hangUp();
+		const retry = take(ended('c-7'));
+		await first.run();
+		expect((await retry).response.statusCode).toBe(200);
+		expect(isRecordedRepeat(`${trigger.workflow.id}:${trigger.node.id}`, repeatKeyHash(ended('c-7'), [], 'call.ended')!)).toBe(true);
+	});
+
+	it('with Ignore Repeats off, a retry starts an execution as every delivery does', async () => {
+		const { take } = await activeTrigger({ ignoreRepeats: false });
+		const first = await take(ended('c-8'));
+		const retry = await take(ended('c-8'));
+		expect(retry.executed).toBe(true);
+		await Promise.all([first.run(), retry.run()]);
+	});
+
+	it('an execution n8n never answers holds retries for at most IN_FLIGHT_LIMIT_MS', async () => {
+		const { take } = await activeTrigger();
+		await take(ended('c-9'));
+		const now = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now + IN_FLIGHT_LIMIT_MS + 1);
+		try {
+			const retry = await take(ended('c-9'));
+			expect(retry.executed).toBe(true);
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
+	it('a delivery of a repeat key in flight and a new one starts one execution holding both; the first is then a repeat there', async () => {
+		const { take } = await activeTrigger();
+		const first = await take(ended('c-10'));
+		const mixed = await take([ended('c-10'), ended('c-11')]);
+		expect(mixed.executed).toBe(true);
+		await first.run();
+		const run = await mixed.run();
+		expect(run.output?.map((item) => item.json)).toEqual([ended('c-11')]);
+		expect(mixed.response.body).toEqual({ status: 'ok', received: 2, accepted: 1, repeats: 1 });
+	});
+
+	it('leaves nothing in flight once the executions answered', async () => {
+		const before = inFlightCount();
+		const { take } = await activeTrigger();
+		const first = await take(ended('c-12'));
+		expect(inFlightCount()).toBe(before + 1);
+		await first.run();
+		expect(inFlightCount()).toBe(before);
+	});
+});
