@@ -9,8 +9,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { AnswerShape, FailureContext } from './envelope';
-import { ServiceFailureFactory, interpretAnswer, redactSecret } from './envelope';
+import type { AnswerShape } from './envelope';
+import { interpretAnswer } from './envelope';
+import type { FailureContext } from './failures';
+import { ServiceFailureFactory, redactSecret } from './failures';
 import type { HttpAnswer, RetryPolicy } from './retry';
 import { DEFAULT_RETRY_POLICY, sendWithRetries } from './retry';
 

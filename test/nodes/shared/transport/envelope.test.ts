@@ -1,9 +1,7 @@
 import { inspect } from 'node:util';
 
-import {
-	isPlainObject,
-	redactSecret,
-} from '../../../../nodes/shared/transport/envelope';
+import { isPlainObject } from '../../../../nodes/shared/transport/envelope';
+import { redactSecret } from '../../../../nodes/shared/transport/failures';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import type { FaultSpec } from '../../../simulator/server.ts';
 import { DEMO, NO_RETRIES, closedPort, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';

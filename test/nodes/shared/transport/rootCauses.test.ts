@@ -14,7 +14,7 @@ import { join } from 'node:path';
 
 import type { INode } from 'n8n-workflow';
 
-import { ServiceFailureFactory } from '../../../../nodes/shared/transport/envelope';
+import { ServiceFailureFactory } from '../../../../nodes/shared/transport/failures';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import { DEMO, NO_RETRIES, closedPort, sendJson, useSimulator } from '../../../helpers/kit.ts';
 import { addContact, createIntegration, getCampaign, getContact } from '../../../helpers/actionParameters.ts';
