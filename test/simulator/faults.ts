@@ -19,6 +19,8 @@ export const FAULT_KINDS: readonly FaultKind[] = [
 	'empty',
 	'error-envelope',
 	'not-envelope',
+	'null-data',
+	'list-data',
 ];
 
 const DEFAULT_SLOW_DELAY_MS = 2000;
@@ -134,6 +136,12 @@ export function answerWithFault(fault: FaultSpec, request: IncomingMessage, resp
 			return;
 		case 'not-envelope':
 			writeBody(response, 200, 'application/json', JSON.stringify({ unexpected: true }));
+			return;
+		case 'null-data':
+			writeBody(response, 200, 'application/json', JSON.stringify({ status: 'ok', message: 'ok', data: null }));
+			return;
+		case 'list-data':
+			writeBody(response, 200, 'application/json', JSON.stringify({ status: 'ok', message: 'ok', data: [{ id: 'first' }, { id: 'second' }] }));
 			return;
 		default:
 			throw new Error(`fault ${fault.kind} has no canned answer`);

@@ -218,7 +218,9 @@ export type FaultKind =
 	| 'html'
 	| 'empty'
 	| 'error-envelope'
-	| 'not-envelope';
+	| 'not-envelope'
+	| 'null-data'
+	| 'list-data';
 
 export interface FaultSpec {
 	kind: FaultKind;

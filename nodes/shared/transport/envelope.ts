@@ -4,12 +4,23 @@ import type { HttpAnswer } from './retry';
 
 /**
  * How an endpoint frames its answer (service spec, "Endpoints"):
- * - `envelope`: HTTP 200 `{ status, message, data }`; `status: "error"` is a failure. Resolves to `data`.
+ * - `envelope`: HTTP 200 `{ status, message, data }`; `status: "error"` is a failure. Resolves to
+ *   `data` as it came (the spec does not show it for Add Contacts).
+ * - a `DataShape`: the envelope, whose `data` must be as the shape says.
  * - `record`: a bare JSON object (the module endpoints). Resolves to the object.
  * - `passThrough`: the body is not documented (Update Campaign). An error envelope still fails;
  *   anything else resolves to the body itself.
  */
-export type AnswerShape = 'envelope' | 'record' | 'passThrough';
+export type AnswerShape = 'envelope' | DataShape | 'record' | 'passThrough';
+
+/**
+ * An envelope whose `data` is one JSON object (`record`), or a list of JSON objects (`list`; no
+ * `data`, or `null`, is an empty list). `names` says what it holds, for errors: "a contact record".
+ */
+export interface DataShape {
+	data: 'record' | 'list';
+	names: string;
+}
 
 export type ParsedBody = { kind: 'json'; value: unknown } | { kind: 'empty' } | { kind: 'invalid'; text: string };
 
@@ -57,7 +68,28 @@ export function interpretAnswer(answer: HttpAnswer, shape: AnswerShape, failure:
 	if (!envelope) {
 		throw failure.api('the answer is not the service\'s {status, message, data} envelope');
 	}
-	return envelope.data;
+	if (shape === 'envelope') return envelope.data;
+	const wrong = shapeMismatch(envelope.data, shape);
+	if (wrong !== undefined) throw failure.api(`the service answered without ${shape.names} (${wrong})`);
+	return shape.data === 'list' ? (envelope.data ?? []) : envelope.data;
+}
+
+/** How `data` differs from `shape`, in words, or undefined when it fits. */
+function shapeMismatch(data: unknown, shape: DataShape): string | undefined {
+	if (shape.data === 'record') return isPlainObject(data) ? undefined : `data was ${describe(data)}`;
+	if (data === undefined || data === null) return undefined;
+	if (!Array.isArray(data)) return `data was ${describe(data)}`;
+	const position = data.findIndex((entry) => !isPlainObject(entry));
+	return position === -1 ? undefined : `data held ${describe(data[position])} at position ${position + 1}`;
+}
+
+/** A value of an answer in a few words; never its content, which could be anything. */
+function describe(value: unknown): string {
+	if (value === undefined) return 'missing';
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return `a list of ${value.length}`;
+	if (typeof value === 'object') return 'an object';
+	return `a ${typeof value}`;
 }
 
 function parseBody(body: unknown): ParsedBody {

@@ -4,7 +4,7 @@
  * `rootCauses` (why a request got no answer) and `retry` (what may be repeated, and the backoff).
  * Callers import from here.
  */
-export type { AnswerShape, Envelope } from './envelope';
+export type { AnswerShape, DataShape, Envelope } from './envelope';
 export { isPlainObject } from './envelope';
 export { redactSecret } from './failures';
 export type { RequestTuning, ServiceContext, ServiceRequest } from './request';

@@ -46,13 +46,11 @@ export function readSimplify(this: IExecuteFunctions, itemIndex: number, params:
  * - simplified: only `keptFields`, in that order; fields the answer lacks are left out;
  * - version 1: the record exactly as the service sent it;
  * - version 2 and later: every field, the `leadingFields` first, so Table view opens on them.
- * Anything that is not a JSON object is handed on unchanged.
  */
 export function shapeRecord(
 	record: IDataObject,
 	options: { simplify: boolean; typeVersion: number; keptFields: readonly string[]; leadingFields: readonly string[] },
 ): IDataObject {
-	if (record === null || typeof record !== 'object' || Array.isArray(record)) return record;
 	if (options.simplify) return pick(record, options.keptFields);
 	if (options.typeVersion < SIMPLIFY_DEFAULT_ON_FROM) return record;
 	return { ...pick(record, options.leadingFields), ...record };
