@@ -53,6 +53,7 @@ export function noAnswerCause(facts: NetworkFailureFacts, target: RequestTarget)
 			hint: `${NOTHING_SENT} ${ssrfAllowance(hostOf(target.baseUrl))} Otherwise use the service's public address as the Base URL.`,
 		};
 	}
+	if (facts.notSent) return notSentCause(facts.notSent, code);
 	if (TLS_REASONS[code] || /CERT|SSL|TLS/.test(code)) {
 		return {
 			reason: `the TLS connection to ${origin} failed: ${TLS_REASONS[code] ?? 'n8n did not accept its certificate'} (${code})`,
@@ -113,10 +114,37 @@ export function noAnswerCause(facts: NetworkFailureFacts, target: RequestTarget)
 	// The code goes into the description: n8n replaces a message that holds a common code with its own text.
 	const reported = truncate(code || facts.detail || 'no reason given', 200);
 	return {
-		reason: `could not reach ${origin}: the request did not complete${maybeDone ? `; ${MAY_HAVE_BEEN_CARRIED_OUT}` : ''}`,
+		reason: `the request to ${origin} failed without an answer${maybeDone ? `; ${MAY_HAVE_BEEN_CARRIED_OUT}` : ''}`,
 		hint:
 			`n8n's HTTP client reported: ${reported}. Check the Base URL in the Campaign Calling credential and that the service is reachable from n8n.` +
 			(maybeDone ? ` ${target.checkBeforeRepeating}` : ''),
+	};
+}
+
+/** A request n8n refused to build (Node's own checks of headers and URLs): what was wrong with it. */
+function notSentCause(notSent: NonNullable<NetworkFailureFacts['notSent']>, code: string): Cause {
+	const header = notSent.header?.toLowerCase();
+	if (header === 'authorization') {
+		return {
+			reason: 'the API key in the Campaign Calling credential holds a character an HTTP header cannot carry, so n8n could not send the request',
+			hint: `${NOTHING_SENT} Paste the API key into the credential again: a line break, a space or a letter from outside the key (often picked up when copying it) must not be part of it (${code}).`,
+		};
+	}
+	if (header !== undefined) {
+		return {
+			reason: `the request's ${notSent.header} header holds a value HTTP does not allow, so n8n could not send the request`,
+			hint: `${NOTHING_SENT} n8n's HTTP client reported: ${truncate(notSent.detail, 200)} (${code}).`,
+		};
+	}
+	if (code === 'ERR_INVALID_URL') {
+		return {
+			reason: 'a web address n8n needs for the request is not valid, so n8n could not send it',
+			hint: `${NOTHING_SENT} The Base URL was checked before the request; check n8n's proxy settings (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), which must be full addresses such as http://proxy.internal:3128 (${code}).`,
+		};
+	}
+	return {
+		reason: 'n8n could not build the request, so it could not send it',
+		hint: `${NOTHING_SENT} n8n's HTTP client reported: ${truncate(notSent.detail, 200)}${code ? ` (${code})` : ''}.`,
 	};
 }
 
