@@ -585,6 +585,12 @@ describe('fault injection', () => {
 		expect((await call('GET', `/v1/campaigns/by-id/${DEMO.campaignId}`)).json).toEqual({ status: 'ok', message: 'ok', data: [{ id: 'first' }, { id: 'second' }] });
 	});
 
+	it('redirect answers 302 with its location', async () => {
+		simulator.injectFault({ kind: 'redirect', location: 'http://127.0.0.1:9/elsewhere' });
+		const response = await fetch(`${simulator.url}/v1/webhooks`, { headers: { authorization: `Bearer ${DEMO.apiKey}` }, redirect: 'manual' });
+		expect([response.status, response.headers.get('location')]).toEqual([302, 'http://127.0.0.1:9/elsewhere']);
+	});
+
 	it('matches by method and path substring, counts times, and is consumed in order', async () => {
 		simulator.injectFault({ kind: 'http-503', method: 'post', path: '/addToCampaign/', times: 2 });
 		simulator.injectFault({ kind: 'http-500', path: '/contacts/' });

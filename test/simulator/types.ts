@@ -220,7 +220,8 @@ export type FaultKind =
 	| 'error-envelope'
 	| 'not-envelope'
 	| 'null-data'
-	| 'list-data';
+	| 'list-data'
+	| 'redirect';
 
 export interface FaultSpec {
 	kind: FaultKind;
@@ -236,6 +237,8 @@ export interface FaultSpec {
 	retryAfterSeconds?: number;
 	/** for 'slow': wait this long, then answer normally */
 	delayMs?: number;
+	/** for 'redirect': the Location it answers 302 with */
+	location?: string;
 }
 
 export interface DeliveryResult {

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { HttpAnswer } from './retry';
+import { headerValue } from './retry';
 
 /**
  * How an endpoint frames its answer (service spec, "Endpoints"):
@@ -33,15 +34,20 @@ export interface Envelope {
 /** The failures an answer can be; each names the operation and item it belongs to. */
 export interface AnswerFailures {
 	httpStatus(statusCode: number, body: ParsedBody): Error;
+	redirect(statusCode: number, location: string | undefined): Error;
 	envelope(envelope: Envelope): Error;
 	api(reason: string): Error;
 }
 
 /**
- * Applies the service's answer conventions: a non-2xx status, a body that is not JSON, an error
- * envelope or an answer not in the endpoint's shape is a failure; anything else resolves as `shape` says.
+ * Applies the service's answer conventions: a redirect, a non-2xx status, a body that is not JSON,
+ * an error envelope or an answer not in the endpoint's shape is a failure; anything else resolves
+ * as `shape` says.
  */
 export function interpretAnswer(answer: HttpAnswer, shape: AnswerShape, failure: AnswerFailures): unknown {
+	if (answer.statusCode >= 300 && answer.statusCode < 400) {
+		throw failure.redirect(answer.statusCode, headerValue(answer.headers, 'location'));
+	}
 	const body = parseBody(answer.body);
 	if (answer.statusCode < 200 || answer.statusCode >= 300) {
 		throw failure.httpStatus(answer.statusCode, body);

@@ -32,6 +32,11 @@ export interface SendingContext {
 const CHECK_BEFORE_REPEATING = 'Check at the service whether it was carried out before you repeat it.';
 
 const HTTP_STATUS_TEXT: Record<number, string> = {
+	301: 'Moved Permanently',
+	302: 'Found',
+	303: 'See Other',
+	307: 'Temporary Redirect',
+	308: 'Permanent Redirect',
 	400: 'Bad Request',
 	401: 'Unauthorized',
 	403: 'Forbidden',
@@ -105,6 +110,26 @@ export class ServiceFailureFactory implements AnswerFailures {
 			hint = 'The service had a problem. Try again later; reads are retried automatically.';
 		}
 		return this.api(`the service answered ${this.status(statusCode)}${detail}`, hint, statusCode);
+	}
+
+	/**
+	 * A redirect is not followed (n8n would send the key along to wherever it points): it fails,
+	 * naming where it pointed by origin only, as its path or query could carry anything.
+	 */
+	redirect(statusCode: number, location: string | undefined): NodeApiError {
+		let target = 'no address';
+		if (location !== undefined && location.trim() !== '') {
+			try {
+				target = new URL(location.trim(), this.baseUrl).origin;
+			} catch {
+				target = 'an address that is not valid';
+			}
+		}
+		return this.api(
+			`the service answered ${this.status(statusCode)}, a redirect to ${target}, which the node does not follow`,
+			'A followed redirect would carry the API key to another address. Enter the address the service answers at as the Base URL of the Campaign Calling credential.',
+			statusCode,
+		);
 	}
 
 	/** A request that got no answer: names the cause and what to do; for a write, whether it may have been done. */

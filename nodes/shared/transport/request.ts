@@ -114,6 +114,9 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		timeout: tuning.timeoutMs,
+		// n8n sends the Authorization header on along a redirect, to any host: a redirect fails instead
+		// (envelope.ts), as it does for the credential's Test.
+		disableFollowRedirect: true,
 	};
 
 	// Handed to n8n with each request, so it does not load the credential again per request.

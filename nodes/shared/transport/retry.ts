@@ -87,7 +87,7 @@ export function retryDelayMs(answer: HttpAnswer | undefined, attempt: number, po
 	return Math.min(policy.initialDelayMs * 2 ** attempt, policy.maxDelayMs);
 }
 
-function headerValue(headers: Record<string, unknown> | undefined, name: string): string | undefined {
+export function headerValue(headers: Record<string, unknown> | undefined, name: string): string | undefined {
 	if (!headers) return undefined;
 	for (const [key, value] of Object.entries(headers)) {
 		if (key.toLowerCase() === name) return Array.isArray(value) ? String(value[0]) : String(value);
