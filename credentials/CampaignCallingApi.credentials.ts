@@ -126,7 +126,8 @@ export class CampaignCallingApi implements ICredentialType {
 	/**
 	 * The Test button. Declarative, so n8n sends it through its own HTTP stack with `authenticate`
 	 * above: its SSRF protection (2.x) and proxy settings apply, as they do to every operation. A
-	 * redirect is reported, not followed: a followed redirect would carry the key wherever it points.
+	 * redirect is reported, not followed, as by every operation (nodes/shared/transport/request.ts):
+	 * n8n would carry the key along to wherever it points.
 	 */
 	test: ICredentialTestRequest = {
 		request: {

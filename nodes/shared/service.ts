@@ -1,5 +1,4 @@
 import type { IDataObject } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import type { DeliverySettings } from './moduleSettings';
 import type { ServiceContext } from './transport';
@@ -63,7 +62,7 @@ export async function getContact(this: ServiceContext, contactId: string, call: 
 	return (await serviceRequest.call(this, {
 		method: 'GET',
 		path: `/contacts/${encodeURIComponent(contactId)}`,
-		answer: 'envelope',
+		answer: { data: 'record', names: 'a contact record' },
 		...asCalledBy(
 			call,
 			'Get Contact',
@@ -76,7 +75,7 @@ export async function getCampaign(this: ServiceContext, campaignId: string, call
 	return (await serviceRequest.call(this, {
 		method: 'GET',
 		path: `/v1/campaigns/by-id/${encodeURIComponent(campaignId)}`,
-		answer: 'envelope',
+		answer: { data: 'record', names: 'a campaign record' },
 		...asCalledBy(
 			call,
 			'Get Campaign',
@@ -108,31 +107,20 @@ export async function updateCampaign(
 
 /**
  * The webhook flows of a workspace; without one, the service's default listing. An answer without
- * data is no flows; data that is not a list fails, rather than hide a changed answer behind none.
+ * data is no flows; data that is not a list of objects fails, rather than hide a changed answer.
  */
 export async function listWebhookFlows(
 	this: ServiceContext,
 	query: { workspaceId?: string },
 	call: ServiceCall = {},
 ): Promise<IDataObject[]> {
-	const request = asCalledBy(call, 'Get Many Webhook Flows', 'Check the Workspace ID and the API key.');
-	const flows = await serviceRequest.call(this, {
+	return (await serviceRequest.call(this, {
 		method: 'GET',
 		path: '/v1/webhooks',
 		qs: query.workspaceId === undefined ? undefined : { workspaceId: query.workspaceId },
-		answer: 'envelope',
-		...request,
-	});
-	if (flows === null || flows === undefined) return [];
-	if (!Array.isArray(flows)) {
-		const kind = typeof flows === 'object' ? 'an object' : `a ${typeof flows}`;
-		throw new NodeOperationError(
-			this.getNode(),
-			`${request.operation} failed: the answer's data is not a list of webhook flows, but ${kind}`,
-			{ itemIndex: call.itemIndex },
-		);
-	}
-	return flows as IDataObject[];
+		answer: { data: 'list', names: 'a list of webhook flows' },
+		...asCalledBy(call, 'Get Many Webhook Flows', 'Check the Workspace ID and the API key.'),
+	})) as IDataObject[];
 }
 
 /** Registers an integration module (spec, endpoint 5); resolves to the module's record. */

@@ -19,6 +19,9 @@ export const FAULT_KINDS: readonly FaultKind[] = [
 	'empty',
 	'error-envelope',
 	'not-envelope',
+	'null-data',
+	'list-data',
+	'redirect',
 ];
 
 const DEFAULT_SLOW_DELAY_MS = 2000;
@@ -30,7 +33,7 @@ export function checkFaultSpec(input: unknown): FaultSpec {
 	if (!FAULT_KINDS.includes(fault.kind as FaultKind)) {
 		throw new Error(`fault kind must be one of ${FAULT_KINDS.join(', ')}`);
 	}
-	for (const field of ['method', 'path'] as const) {
+	for (const field of ['method', 'path', 'location'] as const) {
 		if (fault[field] !== undefined && typeof fault[field] !== 'string') throw new Error(`fault ${field} must be a string`);
 	}
 	for (const field of ['times', 'after', 'retryAfterSeconds', 'delayMs'] as const) {
@@ -134,6 +137,15 @@ export function answerWithFault(fault: FaultSpec, request: IncomingMessage, resp
 			return;
 		case 'not-envelope':
 			writeBody(response, 200, 'application/json', JSON.stringify({ unexpected: true }));
+			return;
+		case 'null-data':
+			writeBody(response, 200, 'application/json', JSON.stringify({ status: 'ok', message: 'ok', data: null }));
+			return;
+		case 'list-data':
+			writeBody(response, 200, 'application/json', JSON.stringify({ status: 'ok', message: 'ok', data: [{ id: 'first' }, { id: 'second' }] }));
+			return;
+		case 'redirect':
+			writeBody(response, 302, 'text/plain', '', { location: fault.location ?? '/' });
 			return;
 		default:
 			throw new Error(`fault ${fault.kind} has no canned answer`);

@@ -578,6 +578,19 @@ describe('fault injection', () => {
 		expect((await call('GET', '/v1/webhooks')).json).toEqual({ unexpected: true });
 	});
 
+	it('null-data and list-data answer an ok envelope whose data is null, or a list of two', async () => {
+		simulator.injectFault({ kind: 'null-data' });
+		simulator.injectFault({ kind: 'list-data' });
+		expect((await call('GET', `/v1/campaigns/by-id/${DEMO.campaignId}`)).json).toEqual({ status: 'ok', message: 'ok', data: null });
+		expect((await call('GET', `/v1/campaigns/by-id/${DEMO.campaignId}`)).json).toEqual({ status: 'ok', message: 'ok', data: [{ id: 'first' }, { id: 'second' }] });
+	});
+
+	it('redirect answers 302 with its location', async () => {
+		simulator.injectFault({ kind: 'redirect', location: 'http://127.0.0.1:9/elsewhere' });
+		const response = await fetch(`${simulator.url}/v1/webhooks`, { headers: { authorization: `Bearer ${DEMO.apiKey}` }, redirect: 'manual' });
+		expect([response.status, response.headers.get('location')]).toEqual([302, 'http://127.0.0.1:9/elsewhere']);
+	});
+
 	it('matches by method and path substring, counts times, and is consumed in order', async () => {
 		simulator.injectFault({ kind: 'http-503', method: 'post', path: '/addToCampaign/', times: 2 });
 		simulator.injectFault({ kind: 'http-500', path: '/contacts/' });

@@ -218,7 +218,10 @@ export type FaultKind =
 	| 'html'
 	| 'empty'
 	| 'error-envelope'
-	| 'not-envelope';
+	| 'not-envelope'
+	| 'null-data'
+	| 'list-data'
+	| 'redirect';
 
 export interface FaultSpec {
 	kind: FaultKind;
@@ -234,6 +237,8 @@ export interface FaultSpec {
 	retryAfterSeconds?: number;
 	/** for 'slow': wait this long, then answer normally */
 	delayMs?: number;
+	/** for 'redirect': the Location it answers 302 with */
+	location?: string;
 }
 
 export interface DeliveryResult {

@@ -1,10 +1,12 @@
 /*
  * The transport, split by concern: `request` (the request, its URL and auth), `envelope` (how the
- * service frames answers, the errors built from them, redaction of the key) and `retry` (what may
- * be repeated, and the backoff). Callers import from here.
+ * service frames answers), `failures` (the errors built from answers, redaction of the key),
+ * `rootCauses` (why a request got no answer) and `retry` (what may be repeated, and the backoff).
+ * Callers import from here.
  */
-export type { AnswerShape, Envelope } from './envelope';
-export { isPlainObject, redactSecret } from './envelope';
+export type { AnswerShape, DataShape, Envelope } from './envelope';
+export { isPlainObject } from './envelope';
+export { redactSecret } from './failures';
 export type { RequestTuning, ServiceContext, ServiceRequest } from './request';
 export { CREDENTIAL_TYPE, DEFAULT_TIMEOUT_MS, normaliseBaseUrl, serviceRequest, tuneRequests } from './request';
 export type { RetryPolicy } from './retry';

@@ -9,8 +9,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { AnswerShape, FailureContext } from './envelope';
-import { ServiceFailureFactory, interpretAnswer, redactSecret } from './envelope';
+import type { AnswerShape } from './envelope';
+import { interpretAnswer } from './envelope';
+import type { FailureContext } from './failures';
+import { ServiceFailureFactory, redactSecret } from './failures';
 import type { HttpAnswer, RetryPolicy } from './retry';
 import { DEFAULT_RETRY_POLICY, sendWithRetries } from './retry';
 
@@ -112,6 +114,9 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		timeout: tuning.timeoutMs,
+		// n8n sends the Authorization header on along a redirect, to any host: a redirect fails instead
+		// (envelope.ts), as it does for the credential's Test.
+		disableFollowRedirect: true,
 	};
 
 	// Handed to n8n with each request, so it does not load the credential again per request.

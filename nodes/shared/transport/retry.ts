@@ -35,26 +35,27 @@ const TRANSIENT_NETWORK_CODES = new Set([
 
 /**
  * Makes attempts with `send` until one may not be repeated or the policy's retries are spent.
- * A network failure of the last attempt is thrown as `networkFailure` builds it.
+ * When the last attempt threw instead of bringing an answer (a network failure, or a request n8n
+ * refused to build), its error is thrown as `noAnswerFailure` builds it.
  */
 export async function sendWithRetries(
 	send: () => Promise<HttpAnswer>,
 	isRead: boolean,
 	policy: RetryPolicy,
-	networkFailure: (error: unknown, attempts: number) => Error,
+	noAnswerFailure: (error: unknown, attempts: number) => Error,
 ): Promise<HttpAnswer> {
 	for (let attempt = 0; ; attempt++) {
 		let answer: HttpAnswer | undefined;
-		let networkError: unknown;
+		let sendError: unknown;
 		try {
 			answer = await send();
 		} catch (error) {
-			networkError = error;
+			sendError = error;
 		}
 
-		const retryable = isRetryable(answer, networkError, isRead);
+		const retryable = isRetryable(answer, sendError, isRead);
 		if (!retryable || attempt >= policy.maxRetries) {
-			if (networkError !== undefined) throw networkFailure(networkError, attempt + 1);
+			if (sendError !== undefined) throw noAnswerFailure(sendError, attempt + 1);
 			return answer as HttpAnswer;
 		}
 		await sleep(retryDelayMs(answer, attempt, policy));
@@ -86,7 +87,7 @@ export function retryDelayMs(answer: HttpAnswer | undefined, attempt: number, po
 	return Math.min(policy.initialDelayMs * 2 ** attempt, policy.maxDelayMs);
 }
 
-function headerValue(headers: Record<string, unknown> | undefined, name: string): string | undefined {
+export function headerValue(headers: Record<string, unknown> | undefined, name: string): string | undefined {
 	if (!headers) return undefined;
 	for (const [key, value] of Object.entries(headers)) {
 		if (key.toLowerCase() === name) return Array.isArray(value) ? String(value[0]) : String(value);
@@ -107,6 +108,11 @@ export interface NetworkFailureFacts {
 	hostname?: string;
 	/** The innermost error's own text, for causes the transport does not name. */
 	detail?: string;
+	/**
+	 * n8n's HTTP stack refused to build the request (Node's checks of a header or URL), so nothing
+	 * left n8n: what it said, and the header it named.
+	 */
+	notSent?: { detail: string; header?: string };
 }
 
 const SSRF_ERROR_NAMES = new Set(['SsrfBlockedIpError', 'SsrfBlockedHostnameError']);
@@ -138,7 +144,8 @@ function textsOf(link: Record<string, unknown>): string[] {
  */
 export function networkFailureFacts(error: unknown): NetworkFailureFacts {
 	const facts: NetworkFailureFacts = { code: networkErrorCode(error) };
-	for (const link of errorChain(error)) {
+	const chain = errorChain(error);
+	for (const link of chain) {
 		const text = (key: string) => (typeof link[key] === 'string' && link[key] !== '' ? (link[key] as string) : undefined);
 		if (SSRF_ERROR_NAMES.has(text('name') ?? '')) facts.ssrfBlocked = { ip: text('ip'), hostname: text('hostname') };
 		facts.address ??= text('address');
@@ -153,10 +160,48 @@ export function networkFailureFacts(error: unknown): NetworkFailureFacts {
 		if (text('message')) facts.detail = text('message');
 	}
 	if (!facts.ssrfBlocked && /^The request was blocked because/.test(facts.detail ?? '')) facts.ssrfBlocked = {};
+	const innermost = chain[chain.length - 1];
+	const refusedByChecks = facts.code === undefined ? ['TypeError', 'RangeError'].includes(String(innermost?.name)) : REQUEST_CHECK_CODES.has(facts.code);
+	if (refusedByChecks) {
+		const texts = chain.flatMap(textsOf);
+		const header = texts.map((said) => /header content \["([^"]+)"\]|for header "([^"]+)"|token \["([^"]+)"\]/.exec(said)).find(Boolean);
+		facts.notSent = { detail: facts.detail ?? 'no reason given', header: header ? header.slice(1).find(Boolean) : undefined };
+	}
 	return facts;
 }
 
 const ERROR_CODE = /^[A-Z][A-Z0-9_]+$/;
+
+/**
+ * Node's and libuv's codes of a failed connection or name lookup, the only words a message is read
+ * for ("connect ECONNREFUSED 10.0.0.1:3128"): other capitals, such as ERROR, are no code.
+ */
+const SOCKET_AND_DNS_CODES = new Set([
+	...TRANSIENT_NETWORK_CODES,
+	'ENOTFOUND',
+	'ENODATA',
+	'ESERVFAIL',
+	'EREFUSED',
+	'EHOSTUNREACH',
+	'EHOSTDOWN',
+	'ENETUNREACH',
+	'ENETDOWN',
+	'EADDRNOTAVAIL',
+	'EPROTO',
+]);
+
+/** Node's codes for a request it refuses to build (a header or URL that fails its checks): nothing was sent. */
+const REQUEST_CHECK_CODES = new Set([
+	'ERR_INVALID_CHAR',
+	'ERR_INVALID_HTTP_TOKEN',
+	'ERR_HTTP_INVALID_HEADER_VALUE',
+	'ERR_INVALID_URL',
+	'ERR_UNESCAPED_CHARACTERS',
+	'ERR_INVALID_PROTOCOL',
+	'ERR_INVALID_ARG_TYPE',
+	'ERR_INVALID_ARG_VALUE',
+	'ERR_SOCKET_BAD_PORT',
+]);
 
 /** Digs the socket, DNS or TLS error code out of whatever wrapper n8n's HTTP helper threw. */
 export function networkErrorCode(error: unknown): string | undefined {
@@ -167,8 +212,8 @@ export function networkErrorCode(error: unknown): string | undefined {
 		if (typeof link.httpCode === 'string' && ERROR_CODE.test(link.httpCode)) return link.httpCode;
 	}
 	for (const said of chain.flatMap(textsOf)) {
-		const match = /\b(E[A-Z]{4,})\b/.exec(said);
-		if (match) return match[1];
+		const known = said.match(/\bE[A-Z_]{3,}\b/g)?.find((word) => SOCKET_AND_DNS_CODES.has(word));
+		if (known) return known;
 		if (/timeout of \d+ms exceeded/i.test(said)) return 'ECONNABORTED';
 	}
 	return undefined;

@@ -23,13 +23,11 @@ export function readSimplify(itemIndex: number, params: ParameterReader): boolea
  * Shapes one record of the service for output.
  * - simplified: only `keptFields`, in that order; fields the answer lacks are left out;
  * - not simplified: every field, the `leadingFields` first, so Table view opens on them.
- * Anything that is not a JSON object is handed on unchanged.
  */
 export function shapeRecord(
 	record: IDataObject,
 	options: { simplify: boolean; keptFields: readonly string[]; leadingFields: readonly string[] },
 ): IDataObject {
-	if (record === null || typeof record !== 'object' || Array.isArray(record)) return record;
 	if (options.simplify) return pick(record, options.keptFields);
 	return { ...pick(record, options.leadingFields), ...record };
 }

@@ -65,7 +65,7 @@ describe('Update Campaign → Webhook Flow list (listSearch searchWebhookFlows)'
 				{ name: 'Zeta', value: 'f-2' },
 			]);
 			data = { flows: [] };
-			await expect(searchFlows(credentials)).rejects.toThrow(/data is not a list of webhook flows/);
+			await expect(searchFlows(credentials)).rejects.toThrow('Listing webhook flows failed: the service answered without a list of webhook flows (data was an object)');
 		} finally {
 			await server.close();
 		}

@@ -1,9 +1,7 @@
 import { inspect } from 'node:util';
 
-import {
-	isPlainObject,
-	redactSecret,
-} from '../../../../nodes/shared/transport/envelope';
+import { isPlainObject } from '../../../../nodes/shared/transport/envelope';
+import { redactSecret } from '../../../../nodes/shared/transport/failures';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import type { FaultSpec } from '../../../simulator/server.ts';
 import { DEMO, NO_RETRIES, closedPort, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';
@@ -223,5 +221,58 @@ describe('transport helpers', () => {
 		expect(isPlainObject([])).toBe(false);
 		expect(isPlainObject(null)).toBe(false);
 		expect(isPlainObject('x')).toBe(false);
+	});
+});
+
+describe('transport: a Get\'s answer is one record, a listing a list of records', () => {
+	/** Runs the node against a server that answers every request with `data` in an ok envelope. */
+	async function withData<T>(data: unknown, run: (baseUrl: string) => Promise<T>): Promise<T> {
+		const server = await startScriptedServer((_request, response) => sendJson(response, 200, { status: 'ok', message: 'ok', data }));
+		try {
+			return await run(server.url);
+		} finally {
+			await server.close();
+		}
+	}
+	const credentialsAt = (baseUrl: string) => ({ baseUrl, apiKey: DEMO.apiKey });
+
+	it.each<[string, Record<string, unknown>, unknown, string]>([
+		['Contact → Get, data null', getContact(), null, 'Get Contact failed: the service answered without a contact record (data was null)'],
+		['Contact → Get, no data', getContact(), undefined, 'Get Contact failed: the service answered without a contact record (data was missing)'],
+		['Contact → Get, data a string', getContact(), 'ok', 'Get Contact failed: the service answered without a contact record (data was a string)'],
+		['Campaign → Get, data a list', getCampaign(), [{ id: 'a' }, { id: 'b' }], 'Get Campaign failed: the service answered without a campaign record (data was a list of 2)'],
+		['Get Many Webhook Flows, data an object', { resource: 'webhookFlow', operation: 'getAll' }, { id: 'a' }, 'Get Many Webhook Flows failed: the service answered without a list of webhook flows (data was an object)'],
+		['Get Many Webhook Flows, a string in the list', { resource: 'webhookFlow', operation: 'getAll' }, [{ id: 'a' }, 'b'], 'Get Many Webhook Flows failed: the service answered without a list of webhook flows (data held a string at position 2)'],
+	])('%s: a NodeApiError naming the operation, the item and what came back', async (_label, parameters, data, message) => {
+		const error = await withData(data, async (baseUrl) =>
+			runActionNodeExpectingError({ credentials: credentialsAt(baseUrl), parameters: { ...parameters, requestOptions: NO_RETRIES } }),
+		);
+		expect(error.name).toBe('NodeApiError');
+		expect(error.message).toBe(message);
+		expect(error.context?.itemIndex).toBe(0);
+	});
+
+	it('Get Many Webhook Flows reads an answer without data as no flows', async () => {
+		const output = await withData(null, async (baseUrl) =>
+			runActionNode({ credentials: credentialsAt(baseUrl), parameters: { resource: 'webhookFlow', operation: 'getAll', requestOptions: NO_RETRIES } }),
+		);
+		expect(output).toEqual([]);
+	});
+
+	it('under Continue On Fail, each item gets its error item, paired with it', async () => {
+		const output = await withData(null, async (baseUrl) =>
+			runActionNode({ credentials: credentialsAt(baseUrl), parameters: getContact({ requestOptions: NO_RETRIES }), items: [{ json: {} }, { json: {} }], continueOnFail: true }),
+		);
+		expect(output).toEqual([0, 1].map((item) => ({
+			json: { error: 'Get Contact failed: the service answered without a contact record (data was null)' },
+			pairedItem: { item },
+		})));
+	});
+
+	it('with "Continue (using error output)", the error item is one n8n moves to the error output', async () => {
+		const output = await withData([{ id: 'a' }, { id: 'b' }], async (baseUrl) =>
+			runActionNode({ credentials: credentialsAt(baseUrl), parameters: getCampaign({ requestOptions: NO_RETRIES }), onError: 'continueErrorOutput' }),
+		);
+		expect(output).toEqual([{ json: { error: 'Get Campaign failed: the service answered without a campaign record (data was a list of 2)' }, pairedItem: { item: 0 } }]);
 	});
 });

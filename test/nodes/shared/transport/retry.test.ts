@@ -142,4 +142,13 @@ describe('transport helpers', () => {
 		expect(networkErrorCode('ECONNRESET')).toBeUndefined();
 		expect(networkErrorCode(undefined)).toBeUndefined();
 	});
+
+	it('networkErrorCode reads a message only for codes Node and libuv have: not ERROR, not any word in capitals', () => {
+		expect(networkErrorCode(new Error('ERROR: the upstream answered'))).toBeUndefined();
+		expect(networkErrorCode({ message: 'wrapped', messages: ['EXAMPLE ENOSUCHCODE'] })).toBeUndefined();
+		expect(networkErrorCode(new Error('ERROR: getaddrinfo EAI_AGAIN api.example.test'))).toBe('EAI_AGAIN');
+		expect(networkErrorCode({ message: 'wrapped', messages: ['connect EHOSTUNREACH 10.0.0.9:443'] })).toBe('EHOSTUNREACH');
+		// A write whose failure only says ERROR is not repeated as if it provably never left.
+		expect(isRetryable(undefined, new Error('ERROR ECONNREFUSEDX'), false)).toBe(false);
+	});
 });

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 
 import type { INode } from 'n8n-workflow';
 
-import { ServiceFailureFactory } from '../../../../nodes/shared/transport/envelope';
+import { ServiceFailureFactory } from '../../../../nodes/shared/transport/failures';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import { DEMO, NO_RETRIES, closedPort, sendJson, useSimulator } from '../../../helpers/kit.ts';
 import { addContact, createIntegration, getCampaign, getContact } from '../../../helpers/actionParameters.ts';
@@ -254,9 +254,53 @@ describe('transport: an answer the transport does not name', () => {
 	it('passes on what n8n\'s HTTP client reported, without the key', () => {
 		const failure = new ServiceFailureFactory({ name: 'Campaign Calling' } as INode, { operation: 'Add Contacts' }, key, 'https://api.example.com', { isWrite: true, timeoutMs: 60_000 });
 		const error = failure.network(new Error(`Proxy connection ended before receiving CONNECT response for ${key}`), 1);
-		expect(error.message).toBe('Add Contacts failed: could not reach https://api.example.com: the request did not complete; the service may have carried it out');
+		expect(error.message).toBe('Add Contacts failed: the request to https://api.example.com failed without an answer; the service may have carried it out');
 		expect(error.description).toBe(
 			'n8n\'s HTTP client reported: Proxy connection ended before receiving CONNECT response for [redacted]. Check the Base URL in the Campaign Calling credential and that the service is reachable from n8n. Check at the service whether it was carried out before you repeat it.',
 		);
+	});
+});
+
+describe('transport: a request n8n refused to build is no network failure', () => {
+	afterEach(() => {
+		delete process.env.HTTP_PROXY;
+	});
+
+	it('through n8n-core\'s HTTP stack: a proxy setting that is no web address, nothing sent, not "may have carried it out"', async () => {
+		process.env.HTTP_PROXY = 'http://proxy host:3128';
+		const error = await runActionNodeExpectingError({ credentials: { ...sim.credentials(), apiKey: key }, parameters: addContact({ requestOptions: { maxRetries: 3 } }) });
+		expect(error.message).toBe('Add Contacts failed: a web address n8n needs for the request is not valid, so n8n could not send it');
+		expect(error.description).toBe(
+			'Nothing was sent to the service. The Base URL was checked before the request; check n8n\'s proxy settings (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), which must be full addresses such as http://proxy.internal:3128 (ERR_INVALID_URL).',
+		);
+		expect(sim.requests()).toHaveLength(0);
+	});
+
+	const failureFor = (isWrite: boolean) =>
+		new ServiceFailureFactory({ name: 'Campaign Calling' } as INode, { operation: 'Add Contacts' }, key, 'http://127.0.0.1:8080', { isWrite, timeoutMs: 60_000 });
+	// Node's own error for a header value it will not send, as older HTTP clients (without axios' clean-up of header values) let it through.
+	const invalidChar = () => Object.assign(new TypeError('Invalid character in header content ["Authorization"]'), { code: 'ERR_INVALID_CHAR' });
+
+	it.each<[string, unknown]>([
+		['n8n 2.x (the cause kept)', { name: 'NodeApiError', message: 'Invalid character in header content ["Authorization"]', cause: invalidChar() }],
+		['n8n 1.x (no cause, the code in httpCode)', { name: 'NodeApiError', message: 'Invalid character in header content ["Authorization"]', httpCode: 'ERR_INVALID_CHAR', messages: ['Invalid character in header content ["Authorization"]'] }],
+	])('an API key an HTTP header cannot carry, as %s: says so, and that nothing was sent', (_label, error) => {
+		const failure = failureFor(true).network(error, 1);
+		expect(failure.message).toBe(
+			'Add Contacts failed: the API key in the Campaign Calling credential holds a character an HTTP header cannot carry, so n8n could not send the request',
+		);
+		expect(failure.description).toMatch(/^Nothing was sent to the service\. Paste the API key into the credential again: .* \(ERR_INVALID_CHAR\)\.$/);
+	});
+
+	it('a TypeError with no code (a body n8n could not serialise): nothing was sent', () => {
+		const failure = failureFor(true).network({ name: 'NodeApiError', message: 'Converting circular structure to JSON', cause: new TypeError('Converting circular structure to JSON') }, 1);
+		expect(failure.message).toBe('Add Contacts failed: n8n could not build the request, so it could not send it');
+		expect(failure.description).toBe('Nothing was sent to the service. n8n\'s HTTP client reported: Converting circular structure to JSON.');
+	});
+
+	it('reads no word of a message as an error code unless Node or libuv has that code', () => {
+		const failure = failureFor(false).network(new Error('ERROR: upstream EXAMPLE said no'), 1);
+		expect(failure.message).toBe('Add Contacts failed: the request to http://127.0.0.1:8080 failed without an answer');
+		expect(failure.description).toMatch(/^n8n's HTTP client reported: ERROR: upstream EXAMPLE said no\. /);
 	});
 });

@@ -71,11 +71,11 @@ describe('Webhook Flow → Get Many', () => {
 			const run = { credentials: { baseUrl: server.url, apiKey: DEMO.apiKey }, parameters: withoutRetries(listing()) };
 			expect(await runActionNode(run)).toEqual([]);
 			const error = await runActionNodeExpectingError(run);
-			expect(error.message).toBe('Get Many Webhook Flows failed: the answer\'s data is not a list of webhook flows, but an object');
+			expect(error.message).toBe('Get Many Webhook Flows failed: the service answered without a list of webhook flows (data was an object)');
 			expect(error.context?.itemIndex).toBe(0);
 			const output = await runActionNode({ ...run, continueOnFail: true });
 			expect(output).toEqual([
-				{ json: { error: 'Get Many Webhook Flows failed: the answer\'s data is not a list of webhook flows, but a string' }, pairedItem: { item: 0 } },
+				{ json: { error: 'Get Many Webhook Flows failed: the service answered without a list of webhook flows (data was a string)' }, pairedItem: { item: 0 } },
 			]);
 		} finally {
 			await server.close();
