@@ -74,7 +74,7 @@ async function capture(url: string): Promise<void> {
 		await page.waitForTimeout(SETTLE_MS);
 		await picture(page, 'node-panel-search.png');
 		await page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^Campaign Calling$/ }).first().click();
-		await page.getByText('Add contacts to campaign').first().waitFor();
+		await page.getByText('Add to campaign').first().waitFor();
 		await page.waitForTimeout(SETTLE_MS);
 		await picture(page, 'node-panel-actions.png');
 		await page.keyboard.press('Escape');
