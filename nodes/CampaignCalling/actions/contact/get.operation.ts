@@ -23,7 +23,7 @@ export const SIMPLIFIED_CONTACT_FIELDS = [
 const LEADING_FIELDS = ['id', 'firstname', 'lastname', 'status'] as const;
 
 const contactIdHint =
-	'Use the ID of a contact, mapped from an earlier step such as Add to Campaign\'s output or a trigger event that carries it.';
+	'Use the id of a contact, mapped from an earlier step such as Add to Campaign\'s output or a trigger event that carries it.';
 
 const properties: INodeProperties[] = [
 	{
