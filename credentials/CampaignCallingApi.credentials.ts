@@ -100,6 +100,7 @@ export class CampaignCallingApi implements ICredentialType {
 			placeholder: 'e.g. https://api.example.com',
 			description:
 				'The address of the Campaign Calling API, as given by your provider, starting with https://. A trailing slash is fine.',
+			hint: 'Without /v1 at the end, for example https://api.example.com',
 		},
 		{
 			displayName: 'API Key',

@@ -33,6 +33,7 @@ const OUT_DIR = join(process.cwd(), 'docs', 'screenshots');
 
 const NEW_LEAD = readExample(EXAMPLES.newLead).name;
 const CALL_ENDED = readExample(EXAMPLES.callEnded).name;
+const CALL_THEN_ACT = readExample(EXAMPLES.callThenAct).name;
 const MCP_TOOLS = readExample(MCP_EXAMPLE).name;
 const HUMAN_REVIEW = readExample(HUMAN_REVIEW_EXAMPLE).name;
 
@@ -74,15 +75,30 @@ async function capture(url: string): Promise<void> {
 		await page.waitForTimeout(SETTLE_MS);
 		await picture(page, 'node-panel-search.png');
 		await page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^Campaign Calling$/ }).first().click();
-		await page.getByText('Add contacts to campaign').first().waitFor();
+		await page.getByText('Add to campaign').first().waitFor();
 		await page.waitForTimeout(SETTLE_MS);
 		await picture(page, 'node-panel-actions.png');
 		await page.keyboard.press('Escape');
 
-		// A filled-in Add Contacts step: example a's node.
+		// A filled-in Add to Campaign step, under its notice that added contacts may be called and billed.
 		await openWorkflowByName(page, url, NEW_LEAD);
 		await openNode(page, 'Add to Campaign');
 		await picture(page, 'add-contacts-step.png');
+
+		// The credential dialog as a new user first sees it: Base URL with its hint, API Key.
+		await page.goto(`${url}home/credentials/create`);
+		await page.waitForSelector('[data-test-id="new-credential-type-select"]');
+		await page.keyboard.type('Campaign Calling');
+		await page.locator('[data-test-id="new-credential-type-select-option"]', { hasText: 'Campaign Calling API' }).first().click();
+		await page.click('[data-test-id="new-credential-type-button"]');
+		await page.locator('[data-test-id="editCredential-modal"] [data-test-id="parameter-input-baseUrl"]').waitFor();
+		await page.waitForTimeout(SETTLE_MS);
+		await picture(page, 'credential-dialog.png');
+		await page.keyboard.press('Escape');
+
+		// Call, then act on the outcome: the example's canvas.
+		await openWorkflowByName(page, url, CALL_THEN_ACT);
+		await picture(page, 'call-then-act-on-outcome.png');
 
 		// The trigger's event picker, opened.
 		await openWorkflowByName(page, url, CALL_ENDED);

@@ -24,8 +24,8 @@ function asCalledBy(call: ServiceCall, operation: string, errorHint?: string) {
 
 /** What a write whose outcome is unknown tells the caller to check before repeating it (the service lists no contacts or modules). */
 const CHECK_ADDED_CONTACTS =
-	'Check whether these contacts were added (Contact → Get for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.';
-const CHECK_CAMPAIGN_UPDATE = 'Read the campaign with Campaign → Get to see whether the change was applied before you repeat it.';
+	'Check whether these contacts were added (Get Contact for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.';
+const CHECK_CAMPAIGN_UPDATE = 'Read the campaign with Get Campaign to see whether the change was applied before you repeat it.';
 const CHECK_CREATED_MODULE =
 	'Check in the service\'s app whether the module was created before you create it again: the service offers no way to list or delete modules, and a second one would act on every event twice.';
 
@@ -52,7 +52,7 @@ export async function addContacts(
 		checkBeforeRepeating: CHECK_ADDED_CONTACTS,
 		...asCalledBy(
 			call,
-			'Add Contacts',
+			'Add to Campaign',
 			'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
 		),
 	});

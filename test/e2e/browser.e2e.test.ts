@@ -41,7 +41,7 @@ const OUTBOUND_FLOWS = ['Notify sales channel', 'Push call outcomes to CRM'];
 
 /** Every operation, as the panel's Resource and Operation dropdowns name it, with a parameter only it shows. */
 const OPERATIONS = [
-	{ resource: 'Contact', operation: 'Add to Campaign', parameter: 'inputMode', file: 'contact-add-to-campaign' },
+	{ resource: 'Contact', operation: 'Add to Campaign', parameter: 'inputMode', file: 'contact-add-to-campaign', text: 'Each contact added may be called, and each call may be billed' },
 	{ resource: 'Contact', operation: 'Get', parameter: 'contactId', file: 'contact-get' },
 	{ resource: 'Campaign', operation: 'Get', parameter: 'simplify', file: 'campaign-get' },
 	{ resource: 'Campaign', operation: 'Update', parameter: 'campaignId', file: 'campaign-update', text: 'Only the fields you add are sent' },
@@ -173,6 +173,8 @@ describeIn2x('the editor in chromium, n8n 2.41.1', () => {
 		await page.locator('[data-test-id="new-credential-type-select-option"]', { hasText: 'Campaign Calling API' }).first().click();
 		await page.click('[data-test-id="new-credential-type-button"]');
 		const modal = page.locator('[data-test-id="editCredential-modal"]');
+		// Where the Base URL is typed, the dialog says what form it takes.
+		await modal.getByText('Without /v1 at the end, for example https://api.example.com').waitFor();
 		await modal.locator('[data-test-id="parameter-input-baseUrl"] input').fill(n8n.url);
 		await modal.locator('[data-test-id="parameter-input-apiKey"] input').fill(DEMO.apiKey);
 		// Saving runs the Test.

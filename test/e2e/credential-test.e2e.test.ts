@@ -341,7 +341,7 @@ describe.each(e2eVersions())('the credential Test in n8n %s', (version) => {
 					() => simulator.injectFault({ kind: 'reset' }),
 					simulator.url,
 					addContact,
-					/^Add Contacts failed: the connection to http:\/\/127\.0\.0\.1:\d+ was dropped before an answer came; the service may have carried it out$/,
+					/^Add to Campaign failed: the connection to http:\/\/127\.0\.0\.1:\d+ was dropped before an answer came; the service may have carried it out$/,
 					/^Check whether these contacts were added/,
 				],
 				[

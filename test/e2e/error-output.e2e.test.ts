@@ -132,7 +132,7 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 				reached: { Sent: 0, Failed: 0 },
 				// The first batch went through; the run stopped at the refused one and sent no third.
 				requests: 2,
-				error: 'Add Contacts failed: the service answered status "error" (error)',
+				error: 'Add to Campaign failed: the service answered status "error" (error)',
 			},
 			continueRegularOutput: { status: 'success', outputs: [25], reached: { Sent: 25, Failed: 0 }, requests: 3 },
 			continueErrorOutput: { status: 'success', outputs: [15, 10], reached: { Sent: 15, Failed: 10 }, requests: 3 },
@@ -142,7 +142,7 @@ describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version
 		expect(success.map((item) => item.pairedItem?.item)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 21, 22, 23, 24]);
 		expect(errors[1].json).toEqual({
 			...leadFields(25)[11],
-			error: 'Add Contacts failed: the service answered status "error" (error)',
+			error: 'Add to Campaign failed: the service answered status "error" (error)',
 			message: expect.stringContaining('Check the Campaign ID and the contacts of this batch'),
 		});
 		expect(success.every((item) => item.json.added === 1)).toBe(true);

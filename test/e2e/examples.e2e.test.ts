@@ -1,6 +1,6 @@
 /**
  * The example workflows in examples/, imported through n8n's public API as users import them (only the
- * credential id substituted) and run against the simulator: one n8n per version for all three.
+ * credential id substituted) and run against the simulator: one n8n per version for all of them.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -22,6 +22,24 @@ const SCHEDULE_TYPE = 'n8n-nodes-base.scheduleTrigger';
  * the daily check through a Webhook node standing in for the Schedule Trigger; every other node, and
  * the wiring after the trigger, is the example's own. (The unchanged example is activated separately.)
  */
+/**
+ * Call, then act on the outcome, with its waits shortened for the test: `secondsBetweenChecks` instead of
+ * the shipped 5 minutes (n8n keeps a wait under 65 s in the running execution), and at most `maxChecks`.
+ * Every node and connection is the example's own.
+ */
+function withShortChecks(workflow: WorkflowJson, secondsBetweenChecks: number, maxChecks: number): WorkflowJson {
+	const nodes = workflow.nodes.map((each) => {
+		if (each.name === 'Wait Between Checks') return { ...each, parameters: { ...each.parameters, amount: secondsBetweenChecks, unit: 'seconds' } };
+		if (each.name !== 'Checks Left?') return each;
+		const conditions = each.parameters.conditions as { conditions: Array<{ rightValue: unknown }> };
+		return {
+			...each,
+			parameters: { ...each.parameters, conditions: { ...conditions, conditions: conditions.conditions.map((condition) => ({ ...condition, rightValue: maxChecks })) } },
+		};
+	});
+	return { ...workflow, name: `${workflow.name} (short checks for the test)`, nodes };
+}
+
 function withWebhookInsteadOfSchedule(workflow: WorkflowJson, path: string): WorkflowJson {
 	const schedule = workflow.nodes.find((each) => each.type === SCHEDULE_TYPE);
 	if (!schedule) throw new Error(`${workflow.name} has no Schedule Trigger`);
@@ -60,6 +78,17 @@ function newestNodeVersions(): Map<string, number> {
 	return newest;
 }
 
+/** Polls `probe` until it returns something, for up to `timeoutMs`. */
+async function until<T>(probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const found = probe();
+		if (found !== undefined) return found;
+		if (Date.now() > deadline) throw new Error(`nothing found within ${timeoutMs / 1000} s`);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+}
+
 describe('the example files', () => {
 	it("use the newest version of each of the package's nodes, and between them show every node", () => {
 		const newest = newestNodeVersions();
@@ -75,6 +104,14 @@ describe('the example files', () => {
 		expect(new Set(used.map((each) => each.type))).toEqual(new Set(newest.keys()));
 	});
 
+
+	it('call-then-act-on-outcome, as shipped, checks every 5 minutes (a wait n8n stores, holding no slot), at most 12 times', () => {
+		const shipped = readExample(EXAMPLES.callThenAct);
+		const wait = shipped.nodes.find((each) => each.name === 'Wait Between Checks');
+		const checksLeft = shipped.nodes.find((each) => each.name === 'Checks Left?');
+		expect(wait?.parameters).toEqual(expect.objectContaining({ resume: 'timeInterval', amount: 5, unit: 'minutes' }));
+		expect((checksLeft?.parameters.conditions as { conditions: Array<{ rightValue: unknown }> }).conditions.map((each) => each.rightValue)).toEqual([12]);
+	});
 
 	it.each(Object.values(EXAMPLES))('%s uses only core nodes and ours, one credential by name, and explains itself', (file) => {
 		const workflow = readExample(file);
@@ -193,6 +230,76 @@ describe.each(versions)('the examples in n8n %s', (version) => {
 				},
 			]);
 			expect(call.contact.last_call_status).toBe('completed');
+		});
+	});
+
+	describe('call-then-act-on-outcome', () => {
+		const lead = { first_name: 'Katherine', last_name: 'Johnson', phone: '+14155550166' };
+
+		/** Activates the example with short checks, posts the lead, and returns the contact the service stored for it. */
+		async function postLead(workflowId: string) {
+			await n8n.api.activate(workflowId);
+			const reply = await n8n.api.callWebhook('call-then-act', lead);
+			expect(reply.status).toBe(200);
+			const contact = await until(() => [...simulator.state.contacts.values()].find((each) => each.phone_number === lead.phone));
+			expect(contact).toEqual(expect.objectContaining({ firstname: 'Katherine', campaign_id: DEMO.campaignId, last_call_status: null }));
+			return contact;
+		}
+
+		const checksOf = (contactId: string) => simulator.requests.filter((request) => request.method === 'GET' && request.path === `/contacts/${contactId}`).length;
+
+		it('adds the lead, checks until its call ended, and ends in Follow Up with the outcome read after the call', async () => {
+			await withImported(withShortChecks(loadExample(EXAMPLES.callThenAct, credential), 1, 60), async (workflowId) => {
+				const contact = await postLead(workflowId);
+				// The call is placed only after a check found no outcome yet: the workflow waited and checked again.
+				await until(() => checksOf(contact.id) >= 1 || undefined);
+				const call = await simulator.playCall({ contactId: contact.id });
+
+				const [execution] = await n8n.api.waitForExecutions(workflowId, 1, 120_000);
+				succeeded(execution);
+				const ran = execution.data?.resultData.runData ?? {};
+				expect(execution.data?.resultData.lastNodeExecuted).toBe('Follow Up');
+				expect(ran['Checks Left?']?.length).toBeGreaterThanOrEqual(1);
+				expect(ran['Get Contact']?.length).toBe(checksOf(contact.id));
+				expect(Object.keys(ran)).not.toContain('Not Completed');
+				expect(Object.keys(ran)).not.toContain('No Outcome Yet');
+				expect(nodeOutput(execution, 'Follow Up')).toEqual([
+					{
+						name: 'Katherine Johnson',
+						phone: lead.phone,
+						last_call_status: 'completed',
+						last_call_at: call.contact.last_call_at,
+						last_call_feedback: call.contact.last_call_feedback,
+					},
+				]);
+			});
+		});
+
+		it('sends an outcome other than completed to Not Completed', async () => {
+			await withImported(withShortChecks(loadExample(EXAMPLES.callThenAct, credential), 1, 60), async (workflowId) => {
+				const contact = await postLead(workflowId);
+				await until(() => checksOf(contact.id) >= 1 || undefined);
+				Object.assign(simulator.state.contacts.get(contact.id) ?? {}, { last_call_status: 'no-answer', last_call_at: new Date().toISOString(), last_call_feedback: null });
+
+				const [execution] = await n8n.api.waitForExecutions(workflowId, 1, 120_000);
+				succeeded(execution);
+				expect(execution.data?.resultData.lastNodeExecuted).toBe('Not Completed');
+				expect(nodeOutput(execution, 'Not Completed')).toEqual([
+					expect.objectContaining({ name: 'Katherine Johnson', last_call_status: 'no-answer', last_call_feedback: '' }),
+				]);
+			});
+		});
+
+		it('stops after its last check when no call ended, in No Outcome Yet', async () => {
+			await withImported(withShortChecks(loadExample(EXAMPLES.callThenAct, credential), 1, 3), async (workflowId) => {
+				const contact = await postLead(workflowId);
+
+				const [execution] = await n8n.api.waitForExecutions(workflowId, 1, 120_000);
+				succeeded(execution);
+				expect(execution.data?.resultData.lastNodeExecuted).toBe('No Outcome Yet');
+				expect(checksOf(contact.id)).toBe(3);
+				expect(nodeOutput(execution, 'No Outcome Yet')).toEqual([{ name: 'Katherine Johnson', phone: lead.phone, last_call_status: '' }]);
+			});
 		});
 	});
 

@@ -8,7 +8,7 @@ import { noAnswerCause, truncate } from './rootCauses';
 
 /** What every error of one request names: the operation, the input item, and what the user can check. */
 export interface FailureContext {
-	/** The user-facing name of the operation, used in every error message ("Add Contacts"). */
+	/** The user-facing name of the operation, used in every error message ("Add to Campaign"). */
 	operation: string;
 	/** The input item this request serves, so errors point at it. */
 	itemIndex?: number;

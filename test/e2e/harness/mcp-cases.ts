@@ -184,7 +184,7 @@ export function mcpCases<T extends N8nInstance>(options: McpCaseOptions<T>): voi
 			log(`n8n ${options.version}: the example's tool descriptions: ${JSON.stringify(example, null, 1)}`);
 
 			expect(automatic).toEqual({
-				[TOOL_NAMES.addToCampaign]: 'Add contacts to campaign in Campaign Calling',
+				[TOOL_NAMES.addToCampaign]: 'Add to campaign in Campaign Calling',
 				[TOOL_NAMES.getContact]: 'Get contact in Campaign Calling',
 				[TOOL_NAMES.getCampaign]: 'Get campaign in Campaign Calling',
 			});

@@ -2,7 +2,9 @@ import type { INode, INodeProperties } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { CampaignCalling } from '../../../nodes/CampaignCalling/CampaignCalling.node';
-import { nodeTypesFor } from '../../helpers/n8nContext.ts';
+import { nodeTypesFor, runActionNodeExpectingError } from '../../helpers/n8nContext.ts';
+import { addContact, createIntegration, getCampaign, getContact } from '../../helpers/actionParameters.ts';
+import { DEMO, useSimulator, withoutRetries } from '../../helpers/kit.ts';
 
 const { description } = new CampaignCalling();
 
@@ -17,6 +19,14 @@ function parametersOf(resource: string, operation: string): string[] {
 		.filter((property) => property.type !== 'notice')
 		.map((property) => property.name)
 		.filter((name, index, names) => name !== 'resource' && name !== 'operation' && names.indexOf(name) === index);
+}
+
+/** What the editor shows for one resource and operation, in order, after Resource and Operation. */
+function parametersShown(resource: string, operation: string): INodeProperties[] {
+	return description.properties.filter((candidate) => {
+		const show = candidate.displayOptions?.show;
+		return show?.resource?.includes(resource) === true && show.operation?.includes(operation) === true;
+	});
 }
 
 function property(resource: string, operation: string, name: string): INodeProperties {
@@ -125,6 +135,17 @@ describe('Campaign Calling node description (the contract\'s stored names)', () 
 	});
 });
 
+/** Each operation's one name: the canvas subtitle, the node panel's action, and its errors and hints. */
+const OPERATION_NAMES: Array<[string, string, string]> = [
+	['contact', 'addToCampaign', 'Add to Campaign'],
+	['contact', 'get', 'Get Contact'],
+	['campaign', 'get', 'Get Campaign'],
+	['campaign', 'update', 'Update Campaign'],
+	['webhookFlow', 'getAll', 'Get Many Webhook Flows'],
+	['integration', 'create', 'Create Integration'],
+	['webhookModule', 'create', 'Create Webhook Module'],
+];
+
 describe('Campaign Calling node in the editor', () => {
 	/** Evaluates the subtitle as n8n's canvas does, with n8n's own expression engine. */
 	function subtitleFor(resource: string, operation: string): unknown {
@@ -140,16 +161,14 @@ describe('Campaign Calling node in the editor', () => {
 		return workflow.expression.getSimpleParameterValue(node, description.subtitle as string, 'internal', {});
 	}
 
-	it.each([
-		['contact', 'addToCampaign', 'Add to Campaign'],
-		['contact', 'get', 'Get Contact'],
-		['campaign', 'get', 'Get Campaign'],
-		['campaign', 'update', 'Update Campaign'],
-		['webhookFlow', 'getAll', 'Get Many Webhook Flows'],
-		['integration', 'create', 'Create Integration'],
-		['webhookModule', 'create', 'Create Webhook Module'],
-	])('shows the subtitle of %s / %s as "%s"', (resource, operation, title) => {
+	it.each(OPERATION_NAMES)('shows the subtitle of %s / %s as "%s"', (resource, operation, title) => {
 		expect(subtitleFor(resource, operation)).toBe(title);
+	});
+
+	it.each(OPERATION_NAMES)('names %s / %s "%s" in the node panel too (its action, in sentence case)', (resource, operation, title) => {
+		const operations = description.properties.find((candidate) => candidate.name === 'operation' && candidate.displayOptions?.show?.resource?.includes(resource));
+		const option = (operations?.options as Array<{ value: string; action: string }>).find((candidate) => candidate.value === operation);
+		expect(option?.action).toBe(title.charAt(0) + title.slice(1).toLowerCase());
 	});
 
 	it.each([
@@ -177,6 +196,15 @@ describe('Campaign Calling node in the editor', () => {
 		expect(autoMap?.description.length).toBeLessThanOrEqual(100);
 	});
 
+	it('warns on Add to Campaign, above its fields, that added contacts may be called and billed, and names Max Contacts per Run', () => {
+		const shown = parametersShown('contact', 'addToCampaign');
+		expect(shown[0].name).toBe('callsNotice');
+		expect(shown[0].type).toBe('notice');
+		expect(shown[0].displayName).toMatch(/may be called.*billed/);
+		expect(shown[0].displayName).toMatch(/Max Contacts per Run/);
+		expect(parametersShown('contact', 'get').map((shownParameter) => shownParameter.name)).not.toContain('callsNotice');
+	});
+
 	it('says where no list exists for an ID, so the user knows where to take it from', () => {
 		for (const [resource, operation, name] of [
 			['contact', 'addToCampaign', 'campaignId'],
@@ -186,5 +214,22 @@ describe('Campaign Calling node in the editor', () => {
 		]) {
 			expect(property(resource, operation, name).hint).toMatch(/no (campaign|contact) listing to pick from/);
 		}
+	});
+});
+
+describe('each operation\'s errors', () => {
+	const sim = useSimulator();
+
+	it.each([
+		['Add to Campaign', addContact()],
+		['Get Contact', getContact()],
+		['Get Campaign', getCampaign()],
+		['Update Campaign', { resource: 'campaign', operation: 'update', campaignId: DEMO.campaignId, updateFields: { name: 'Spring' } }],
+		['Get Many Webhook Flows', { resource: 'webhookFlow', operation: 'getAll', workspaceId: 'default', returnAll: true }],
+		['Create Integration', createIntegration()],
+		['Create Webhook Module', { resource: 'webhookModule', operation: 'create', eventType: 'call.ended', url: 'https://hooks.example.com/x' }],
+	])('name the operation as the editor does: "%s failed: …"', async (name, parameters) => {
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials('not-a-key-of-the-service'), parameters: withoutRetries(parameters) });
+		expect(error.message.startsWith(`${name} failed: `)).toBe(true);
 	});
 });

@@ -45,7 +45,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 		section: 'who',
 		displayName: 'Contact Sources',
 		kind: 'textList',
-		description: `contacts acquired from these sources (a contact's source_name). ${listNote}`,
+		description: `contacts acquired from these sources, such as a web form or a CSV import (the source each contact shows). ${listNote}`,
 		placeholder: 'e.g. website, csv import',
 	},
 	{
@@ -54,7 +54,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 		section: 'who',
 		displayName: 'Contact Tags',
 		kind: 'textList',
-		description: `contacts with these tags (a contact's tag_name). ${listNote}`,
+		description: `contacts with these tags (the tag each contact shows). ${listNote}`,
 		placeholder: 'e.g. hot-lead, spring-promo',
 	},
 	{
@@ -63,7 +63,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 		section: 'who',
 		displayName: 'Contact Categories',
 		kind: 'textList',
-		description: `contacts in these categories (a contact's category_name). ${listNote}`,
+		description: `contacts in these categories (the category each contact shows). ${listNote}`,
 		placeholder: 'e.g. real estate',
 	},
 	{
@@ -72,7 +72,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 		section: 'who',
 		displayName: 'Source Metadata',
 		kind: 'object',
-		description: 'a JSON object describing the contact sources (contacts_list_source_metadata). The service does not document its keys.',
+		description: 'a JSON object with more detail about the contact sources. The service does not document its keys.',
 	},
 	{
 		name: 'agentVariablesContactMetadataMapping',
@@ -81,7 +81,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 		displayName: 'Agent Variable Map',
 		kind: 'object',
 		description:
-			'a JSON object mapping the calling agent\'s variables to keys of each contact\'s metadata (agent_variables_contact_metadata_mapping), e.g. {"company": "company_name"}. The service does not document its exact form.',
+			'a JSON object that fills the calling agent\'s variables from each contact\'s metadata: variable name to metadata key, e.g. {"company": "company_name"}. The service does not document its exact form.',
 	},
 	{
 		name: 'daysOfWeek',
@@ -98,7 +98,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 		section: 'when',
 		displayName: 'Time Zone',
 		kind: 'text',
-		description: 'the time zone of the calling window. The service does not document its format; an IANA name such as America/New_York is the usual one.',
+		description: 'the time zone of the calling window, such as America/New_York. The service does not document its format; a name like this one is the usual form.',
 		placeholder: 'e.g. America/New_York',
 	},
 	{
@@ -107,7 +107,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 		section: 'when',
 		displayName: 'Call Window Start',
 		kind: 'text',
-		description: 'the time of day calling starts (call_time_of_day_from). The service does not document the format.',
+		description: 'the time of day calling starts. The service does not document the format.',
 		placeholder: 'e.g. 09:00',
 	},
 	{
@@ -116,7 +116,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 		section: 'when',
 		displayName: 'Call Window End',
 		kind: 'text',
-		description: 'the time of day calling ends (call_time_of_day_to). The service does not document the format.',
+		description: 'the time of day calling ends. The service does not document the format.',
 		placeholder: 'e.g. 17:30',
 	},
 	{
@@ -168,7 +168,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 		section: 'webhook',
 		displayName: 'Webhook Flow',
 		kind: 'webhookFlow',
-		description: 'the webhook flow the campaign uses. Pick it from the list (the flows of Webhook Flow → Get Many) or enter its ID.',
+		description: 'the webhook flow the campaign uses. Pick it from the list (the flows Get Many Webhook Flows lists) or enter its ID.',
 	},
 	{
 		name: 'webhookMappingVariables',
@@ -176,7 +176,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 		section: 'webhook',
 		displayName: 'Webhook Variables',
 		kind: 'object',
-		description: 'a JSON object of variables for the campaign\'s webhook flow (webhook_mapping_variables). The service does not document its keys.',
+		description: 'a JSON object of variables the campaign passes to its webhook flow. The service does not document its keys.',
 	},
 	{
 		name: 'webhookMappingVariablesSources',
@@ -184,7 +184,7 @@ export const UPDATE_FIELDS: UpdateField[] = [
 		section: 'webhook',
 		displayName: 'Webhook Var. Sources',
 		kind: 'object',
-		description: 'a JSON object naming where each webhook variable comes from (webhook_mapping_variables_sources). The service does not document its keys.',
+		description: 'a JSON object naming where the value of each webhook variable comes from. The service does not document its keys.',
 	},
 	{ name: 'name', serviceName: 'name', section: 'campaign', displayName: 'Name', kind: 'text', description: 'its name' },
 	{ name: 'notes', serviceName: 'notes', section: 'campaign', displayName: 'Notes', kind: 'text', description: 'free-text notes' },

@@ -15,6 +15,13 @@ const MAX_PARALLEL_REQUESTS = 5;
 
 const properties: INodeProperties[] = [
 	{
+		displayName:
+			'Each contact added may be called, and each call may be billed. While testing, set Options → Max Contacts per Run.',
+		name: 'callsNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
 		displayName: 'Campaign ID',
 		name: 'campaignId',
 		type: 'string',
@@ -83,7 +90,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. +14155550123',
-		description: 'The number to call. The service stores it in E.164; other common formats are accepted.',
+		description: 'The number to call, with its country code. Spaces, dashes, dots and brackets are fine: the service stores the number in international form (+ and country code).',
 		hint: 'Include the country code (+1, +44, ...) unless the number is a 10-digit US number',
 		displayOptions: { show: { inputMode: ['fields'] } },
 	},

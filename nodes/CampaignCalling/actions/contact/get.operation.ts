@@ -23,7 +23,7 @@ export const SIMPLIFIED_CONTACT_FIELDS = [
 const LEADING_FIELDS = ['id', 'firstname', 'lastname', 'status'] as const;
 
 const contactIdHint =
-	'Use the id of a contact, for example from the output of Add Contacts or from a call event of the trigger.';
+	'Use the id of a contact, mapped from an earlier step such as Add to Campaign\'s output or a trigger event that carries it.';
 
 const properties: INodeProperties[] = [
 	{
@@ -34,7 +34,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. 9b2e7c1d-3a4f-4b5c-8d6e-7f8091a2b3c4',
 		description: 'The ID of the contact to read, with the outcome of its last call',
-		hint: 'The service has no contact listing to pick from: take the ID from Add Contacts\' output or from a call event of the trigger',
+		hint: 'The service has no contact listing to pick from: map the ID from an earlier step, such as Add to Campaign\'s output or a trigger event that carries it',
 	},
 	simplifyProperty(SIMPLIFIED_CONTACT_FIELDS),
 ];

@@ -17,7 +17,7 @@ export const description: INodeProperties[] = [
 				name: 'Add to Campaign',
 				value: 'addToCampaign',
 				description: 'Add contacts to a calling campaign, in batches',
-				action: 'Add contacts to campaign',
+				action: 'Add to campaign',
 			},
 			{
 				name: 'Get',

@@ -257,7 +257,7 @@ const table: BadInput[] = [
 		parameters: add({}),
 		credentials: () => ({ baseUrl: '', apiKey: DEMO.apiKey }),
 		item: 0,
-		message: /^Add Contacts failed: The credential's Base URL "" is not a web address/,
+		message: /^Add to Campaign failed: The credential's Base URL "" is not a web address/,
 	},
 ];
 

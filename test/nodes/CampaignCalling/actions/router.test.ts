@@ -161,7 +161,7 @@ describe('router: batched operation (Add Contacts)', () => {
 		const failed = output.flatMap((item, index) => ('error' in item.json ? [index] : []));
 		expect(failed).toEqual(Array.from({ length: 100 }, (_, i) => 100 + i));
 		expect(output[120].json).toEqual({
-			error: 'Add Contacts failed: the service answered status "error" (error)',
+			error: 'Add to Campaign failed: the service answered status "error" (error)',
 			errorDescription: expect.stringContaining('Check the Campaign ID and the contacts of this batch'),
 			campaignId: DEMO.campaignId,
 			contact: { firstname: 'Lead120', lastname: 'Doe', phone_number: '+14155550120' },
@@ -193,7 +193,7 @@ describe('router: batched operation (Add Contacts)', () => {
 		});
 		expect(output[0].json.added).toBe(2);
 		expect(output[1].json).toEqual(
-			expect.objectContaining({ error: expect.stringMatching(/^Add Contacts failed/), campaignId: DEMO.secondCampaignId, contacts }),
+			expect.objectContaining({ error: expect.stringMatching(/^Add to Campaign failed/), campaignId: DEMO.secondCampaignId, contacts }),
 		);
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 	});
@@ -217,7 +217,7 @@ describe('router: batched operation (Add Contacts)', () => {
 			items: leads(30),
 			parameters: addContacts({ options: { batchSize: 10 } }),
 		});
-		expect(error.message).toBe('Add Contacts failed: the service answered HTTP 500 Internal Server Error (internal server error)');
+		expect(error.message).toBe('Add to Campaign failed: the service answered HTTP 500 Internal Server Error (internal server error)');
 		// A write is not repeated after a 500, and the later batches never start.
 		expect(sim.requests()).toHaveLength(1);
 	});
@@ -348,7 +348,7 @@ describe('router: error items by On Error mode', () => {
 		expectPairedOncePerItem(output, 25);
 		expect(output.flatMap((item, index) => (goesToErrorOutput(item) ? [index] : []))).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
 		expect(output[11].json).toEqual({
-			error: 'Add Contacts failed: the service answered status "error" (error)',
+			error: 'Add to Campaign failed: the service answered status "error" (error)',
 			message: expect.stringContaining('Check the Campaign ID and the contacts of this batch'),
 		});
 		expect(output[20].json.added).toBe(1);

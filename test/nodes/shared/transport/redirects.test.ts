@@ -30,8 +30,8 @@ describe('transport: a redirect is not followed', () => {
 	it.each<[string, number, Record<string, unknown>, string]>([
 		['Campaign → Get', 302, getCampaign(), 'Get Campaign failed: the service answered HTTP 302 Found, a redirect to %s, which the node does not follow'],
 		['Campaign → Get', 301, getCampaign(), 'Get Campaign failed: the service answered HTTP 301 Moved Permanently, a redirect to %s, which the node does not follow'],
-		['Add to Campaign', 307, addContact(), 'Add Contacts failed: the service answered HTTP 307 Temporary Redirect, a redirect to %s, which the node does not follow'],
-		['Add to Campaign', 308, addContact(), 'Add Contacts failed: the service answered HTTP 308 Permanent Redirect, a redirect to %s, which the node does not follow'],
+		['Add to Campaign', 307, addContact(), 'Add to Campaign failed: the service answered HTTP 307 Temporary Redirect, a redirect to %s, which the node does not follow'],
+		['Add to Campaign', 308, addContact(), 'Add to Campaign failed: the service answered HTTP 308 Permanent Redirect, a redirect to %s, which the node does not follow'],
 	])('%s answered %d: fails naming the status and the target\'s origin, and the other host receives nothing', async (_label, status, parameters, message) => {
 		redirecting.status = status;
 		const error = await runActionNodeExpectingError({ credentials: { baseUrl: redirecting.url, apiKey: key }, parameters: { ...parameters, requestOptions: { maxRetries: 3 } } });

@@ -59,7 +59,7 @@ describe('transport: retries', () => {
 	])('never repeats a write after %s', async (_label, fault) => {
 		sim.simulator.injectFault(fault);
 		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: addContact() });
-		expect(error.message).toMatch(/^Add Contacts failed: /);
+		expect(error.message).toMatch(/^Add to Campaign failed: /);
 		expect(error.message).not.toMatch(/attempts/);
 		expect(sim.requests()).toHaveLength(1);
 		expect([...sim.simulator.state.contacts.values()].filter((contact) => contact.phone_number === '+14155550199')).toHaveLength(0);
@@ -77,7 +77,7 @@ describe('transport: retries', () => {
 			credentials: { baseUrl: `http://127.0.0.1:${port}`, apiKey: DEMO.apiKey },
 			parameters: addContact({ requestOptions: { maxRetries: 1 } }),
 		});
-		expect(error.message).toBe(`Add Contacts failed: the connection to 127.0.0.1:${port} was refused: nothing listens there (2 attempts)`);
+		expect(error.message).toBe(`Add to Campaign failed: the connection to 127.0.0.1:${port} was refused: nothing listens there (2 attempts)`);
 		expect(waitsOf(500)).toEqual([500]);
 	});
 

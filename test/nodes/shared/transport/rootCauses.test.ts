@@ -36,7 +36,7 @@ describe('transport: a refused connection', () => {
 	it('to the Base URL: nothing listens there, nothing was sent', async () => {
 		const port = await closedPort();
 		const error = await runActionNodeExpectingError({ credentials: { baseUrl: `http://127.0.0.1:${port}`, apiKey: key }, parameters: addContact(NO_RETRIES_WRITE) });
-		expect(error.message).toBe(`Add Contacts failed: the connection to 127.0.0.1:${port} was refused: nothing listens there`);
+		expect(error.message).toBe(`Add to Campaign failed: the connection to 127.0.0.1:${port} was refused: nothing listens there`);
 		expect(error.description).toBe('Nothing was sent to the service. Check the Base URL\'s host and port, and that the service is running.');
 		expect(shown(error)).not.toContain(key);
 	});
@@ -155,7 +155,7 @@ describe('transport: DNS (n8n\'s lookups answered here, not by a DNS server)', (
 			credentials: { baseUrl: 'http://campaign-calling.test', apiKey: key },
 			parameters: addContact({ requestOptions: { maxRetries: 3 } }),
 		});
-		expect(error.message).toBe('Add Contacts failed: the host name campaign-calling.test was not found: the DNS has no address for it');
+		expect(error.message).toBe('Add to Campaign failed: the host name campaign-calling.test was not found: the DNS has no address for it');
 		expect(error.description).toBe(
 			'Nothing was sent to the service. Check the spelling of the Base URL\'s host name, and that n8n\'s DNS can resolve it (ENOTFOUND).',
 		);
@@ -187,12 +187,12 @@ describe('transport: DNS (n8n\'s lookups answered here, not by a DNS server)', (
 
 describe('transport: a write that may have reached the service says so, and never invites a blind retry', () => {
 	const CHECK_CONTACTS =
-		'Check whether these contacts were added (Contact → Get for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.';
+		'Check whether these contacts were added (Get Contact for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.';
 
 	it('a 5xx answer to Add to Campaign', async () => {
 		sim.simulator.injectFault({ kind: 'http-500', times: 5 });
 		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: addContact() });
-		expect(error.message).toBe('Add Contacts failed: the service answered HTTP 500 Internal Server Error (internal server error)');
+		expect(error.message).toBe('Add to Campaign failed: the service answered HTTP 500 Internal Server Error (internal server error)');
 		expect(error.description).toBe(`The service had a problem, and may have carried out this request before it failed. ${CHECK_CONTACTS}`);
 		expect(error.description).not.toMatch(/Try again/);
 		expect(sim.requests()).toHaveLength(1);
@@ -205,13 +205,13 @@ describe('transport: a write that may have reached the service says so, and neve
 			parameters: { resource: 'campaign', operation: 'update', campaignId: DEMO.campaignId, updateFields: { name: 'Renamed' } },
 		});
 		expect(error.message).toMatch(/^Update Campaign failed: the connection to http:\/\/127\.0\.0\.1:\d+ was dropped before an answer came; the service may have carried it out$/);
-		expect(error.description).toBe('Read the campaign with Campaign → Get to see whether the change was applied before you repeat it.');
+		expect(error.description).toBe('Read the campaign with Get Campaign to see whether the change was applied before you repeat it.');
 	});
 
 	it('a timed-out Add to Campaign, which the service did carry out', async () => {
 		sim.simulator.injectFault({ kind: 'slow', delayMs: 1500 });
 		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: addContact({ requestOptions: { maxRetries: 3, timeoutSeconds: 1 } }) });
-		expect(error.message).toMatch(/^Add Contacts failed: no answer from http:\/\/127\.0\.0\.1:\d+ within 1 seconds; the service may have carried it out$/);
+		expect(error.message).toMatch(/^Add to Campaign failed: no answer from http:\/\/127\.0\.0\.1:\d+ within 1 seconds; the service may have carried it out$/);
 		expect(error.description).toBe(`${CHECK_CONTACTS} If the service is slow, raise Request Options → Timeout.`);
 		await new Promise((resolve) => setTimeout(resolve, 1000));
 		expect([...sim.simulator.state.contacts.values()].filter((contact) => contact.phone_number === '+14155550199')).toHaveLength(1);
@@ -252,9 +252,9 @@ describe('transport: n8n 1.x\'s errors, which keep no cause (its NodeApiError re
 
 describe('transport: an answer the transport does not name', () => {
 	it('passes on what n8n\'s HTTP client reported, without the key', () => {
-		const failure = new ServiceFailureFactory({ name: 'Campaign Calling' } as INode, { operation: 'Add Contacts' }, key, 'https://api.example.com', { isWrite: true, timeoutMs: 60_000 });
+		const failure = new ServiceFailureFactory({ name: 'Campaign Calling' } as INode, { operation: 'Add to Campaign' }, key, 'https://api.example.com', { isWrite: true, timeoutMs: 60_000 });
 		const error = failure.network(new Error(`Proxy connection ended before receiving CONNECT response for ${key}`), 1);
-		expect(error.message).toBe('Add Contacts failed: the request to https://api.example.com failed without an answer; the service may have carried it out');
+		expect(error.message).toBe('Add to Campaign failed: the request to https://api.example.com failed without an answer; the service may have carried it out');
 		expect(error.description).toBe(
 			'n8n\'s HTTP client reported: Proxy connection ended before receiving CONNECT response for [redacted]. Check the Base URL in the Campaign Calling credential and that the service is reachable from n8n. Check at the service whether it was carried out before you repeat it.',
 		);
@@ -269,7 +269,7 @@ describe('transport: a request n8n refused to build is no network failure', () =
 	it('through n8n-core\'s HTTP stack: a proxy setting that is no web address, nothing sent, not "may have carried it out"', async () => {
 		process.env.HTTP_PROXY = 'http://proxy host:3128';
 		const error = await runActionNodeExpectingError({ credentials: { ...sim.credentials(), apiKey: key }, parameters: addContact({ requestOptions: { maxRetries: 3 } }) });
-		expect(error.message).toBe('Add Contacts failed: a web address n8n needs for the request is not valid, so n8n could not send it');
+		expect(error.message).toBe('Add to Campaign failed: a web address n8n needs for the request is not valid, so n8n could not send it');
 		expect(error.description).toBe(
 			'Nothing was sent to the service. The Base URL was checked before the request; check n8n\'s proxy settings (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), which must be full addresses such as http://proxy.internal:3128 (ERR_INVALID_URL).',
 		);
@@ -277,7 +277,7 @@ describe('transport: a request n8n refused to build is no network failure', () =
 	});
 
 	const failureFor = (isWrite: boolean) =>
-		new ServiceFailureFactory({ name: 'Campaign Calling' } as INode, { operation: 'Add Contacts' }, key, 'http://127.0.0.1:8080', { isWrite, timeoutMs: 60_000 });
+		new ServiceFailureFactory({ name: 'Campaign Calling' } as INode, { operation: 'Add to Campaign' }, key, 'http://127.0.0.1:8080', { isWrite, timeoutMs: 60_000 });
 	// Node's own error for a header value it will not send, as older HTTP clients (without axios' clean-up of header values) let it through.
 	const invalidChar = () => Object.assign(new TypeError('Invalid character in header content ["Authorization"]'), { code: 'ERR_INVALID_CHAR' });
 
@@ -287,20 +287,20 @@ describe('transport: a request n8n refused to build is no network failure', () =
 	])('an API key an HTTP header cannot carry, as %s: says so, and that nothing was sent', (_label, error) => {
 		const failure = failureFor(true).network(error, 1);
 		expect(failure.message).toBe(
-			'Add Contacts failed: the API key in the Campaign Calling credential holds a character an HTTP header cannot carry, so n8n could not send the request',
+			'Add to Campaign failed: the API key in the Campaign Calling credential holds a character an HTTP header cannot carry, so n8n could not send the request',
 		);
 		expect(failure.description).toMatch(/^Nothing was sent to the service\. Paste the API key into the credential again: .* \(ERR_INVALID_CHAR\)\.$/);
 	});
 
 	it('a TypeError with no code (a body n8n could not serialise): nothing was sent', () => {
 		const failure = failureFor(true).network({ name: 'NodeApiError', message: 'Converting circular structure to JSON', cause: new TypeError('Converting circular structure to JSON') }, 1);
-		expect(failure.message).toBe('Add Contacts failed: n8n could not build the request, so it could not send it');
+		expect(failure.message).toBe('Add to Campaign failed: n8n could not build the request, so it could not send it');
 		expect(failure.description).toBe('Nothing was sent to the service. n8n\'s HTTP client reported: Converting circular structure to JSON.');
 	});
 
 	it('reads no word of a message as an error code unless Node or libuv has that code', () => {
 		const failure = failureFor(false).network(new Error('ERROR: upstream EXAMPLE said no'), 1);
-		expect(failure.message).toBe('Add Contacts failed: the request to http://127.0.0.1:8080 failed without an answer');
+		expect(failure.message).toBe('Add to Campaign failed: the request to http://127.0.0.1:8080 failed without an answer');
 		expect(failure.description).toMatch(/^n8n's HTTP client reported: ERROR: upstream EXAMPLE said no\. /);
 	});
 });

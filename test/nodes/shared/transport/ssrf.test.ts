@@ -26,7 +26,7 @@ describe('transport: n8n\'s SSRF protection', () => {
 	it('a Base URL in a blocked range: named, with the settings to change, nothing sent, a write not repeated', async () => {
 		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: addContact({ requestOptions: { maxRetries: 3 } }) });
 		expect(error.message).toBe(
-			`Add Contacts failed: n8n's SSRF protection blocked the request to ${sim.simulator.url} (it resolves to 127.0.0.1, an address in n8n's blocked ranges)`,
+			`Add to Campaign failed: n8n's SSRF protection blocked the request to ${sim.simulator.url} (it resolves to 127.0.0.1, an address in n8n's blocked ranges)`,
 		);
 		expect(error.description).toBe(
 			'Nothing was sent to the service. An n8n administrator can allow this address with N8N_SSRF_ALLOWED_IP_RANGES (for example 127.0.0.1/32), or a host name for it with N8N_SSRF_ALLOWED_HOSTNAMES. Otherwise use the service\'s public address as the Base URL.',

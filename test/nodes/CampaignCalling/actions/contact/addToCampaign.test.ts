@@ -250,7 +250,7 @@ describe('Contact → Add to Campaign, answers of the service', () => {
 				inputMode: 'autoMap',
 			}),
 		});
-		expect(error.message).toMatch(/^Add Contacts failed: the service answered status "error"/);
+		expect(error.message).toMatch(/^Add to Campaign failed: the service answered status "error"/);
 		expect(error.description).toMatch(/campaign ID is unknown or belongs to another company/);
 		expect(JSON.stringify(error)).not.toContain(DEMO.apiKey);
 		expect(sim.requests().map((request) => request.path)).toEqual([addPath(DEMO.otherCampaignId)]);
@@ -261,7 +261,7 @@ describe('Contact → Add to Campaign, answers of the service', () => {
 			credentials: sim.credentials(DEMO.jwt),
 			parameters: withoutRetries({ ...fieldsMode, firstName: 'Ada', lastName: 'Lovelace', phoneNumber: '+14155550100' }),
 		});
-		expect(error.message).toBe('Add Contacts failed: the service answered status "error" (error)');
+		expect(error.message).toBe('Add to Campaign failed: the service answered status "error" (error)');
 		expect(sim.requests()[0].headers.authorization).toBe(`Bearer ${DEMO.jwt}`);
 		expect(error.message).not.toContain(DEMO.jwt);
 	});
@@ -273,7 +273,7 @@ describe('Contact → Add to Campaign, answers of the service', () => {
 			items: leads(2),
 			parameters: withoutRetries(fieldsMode),
 		});
-		expect(error.message).toBe('Add Contacts failed: the answer is not the service\'s {status, message, data} envelope');
+		expect(error.message).toBe('Add to Campaign failed: the answer is not the service\'s {status, message, data} envelope');
 		expect(sim.requests()).toHaveLength(1);
 	});
 
@@ -361,6 +361,6 @@ describe('Contact → Add to Campaign under Retry On Fail', () => {
 		]);
 		expect(outputs[1]).toEqual(outputs[0]);
 		expect(outputs[2]).toEqual(outputs[0]);
-		expect(outputs[0].map((item) => item.json.error)).toEqual([expect.stringMatching(/^Add Contacts failed/), expect.stringMatching(/^Add Contacts failed/)]);
+		expect(outputs[0].map((item) => item.json.error)).toEqual([expect.stringMatching(/^Add to Campaign failed/), expect.stringMatching(/^Add to Campaign failed/)]);
 	});
 });
