@@ -190,8 +190,11 @@ export class TriggerHarness {
 	}
 
 	/**
-	 * One delivery as n8n handles it: webhook(), then, when it passes items on, the execution's first
-	 * node, execute(), whose sendResponse gives the answer (responseMode 'responseNode').
+	 * One delivery as n8n handles it (n8n 2.41.1, `webhooks/webhook-helpers.js`, `executeWebhook`):
+	 * webhook(), then, when it passes items on, the execution's first node, execute(). Who answers
+	 * the sender follows the responseMode the node declares, as in n8n: with 'responseNode' only
+	 * execute()'s sendResponse; with 'onReceived' n8n itself, as soon as the execution is created,
+	 * with webhook()'s webhookResponse or its own message (a sendResponse then reaches no one).
 	 */
 	async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
 		const outcome = await this.runWebhook(this.workflow, request);
@@ -200,8 +203,22 @@ export class TriggerHarness {
 			const answered = outcome.statusCode !== undefined || outcome.result.noWebhookResponse === true;
 			return answered ? { ...outcome, executed: false } : { ...outcome, statusCode: 200, json: outcome.result.webhookResponse, executed: false };
 		}
+		const responseMode = this.declaredResponseMode();
 		const execution = await this.execute(items, request.mode ?? 'webhook');
+		if (responseMode === 'onReceived') {
+			const json = outcome.result.webhookResponse ?? { message: 'Workflow was started' };
+			return { ...outcome, statusCode: 200, json, executed: true, output: execution.output };
+		}
 		return { ...outcome, ...execution.answer, executed: true, output: execution.output };
+	}
+
+	/** The webhook's responseMode as n8n reads it: 'onReceived' when the node declares none. */
+	private declaredResponseMode(): 'onReceived' | 'responseNode' {
+		const declared = this.nodeType.description.webhooks?.[0]?.responseMode ?? 'onReceived';
+		if (declared !== 'onReceived' && declared !== 'responseNode') {
+			throw new Error(`The harness models responseMode 'onReceived' and 'responseNode', not ${JSON.stringify(declared)}`);
+		}
+		return declared;
 	}
 
 	/** Runs execute() as n8n runs a trigger that has one, over the items webhook() passed on. */
