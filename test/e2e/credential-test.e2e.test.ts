@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { closedPort, startScriptedServer, type ScriptedServer } from '../helpers/kit.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { BROWSER_ID, executionError, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
+import { sleep } from './harness/process.ts';
 import { N8N_VERSIONS, describeEachVersion } from './harness/runtime.ts';
 import { CREDENTIAL_TYPE, campaignCallingNode, webhookDriven } from './harness/workflows.ts';
 
@@ -168,6 +169,12 @@ describeEachVersion('the credential Test in n8n %s', (version) => {
 			(answer) => ({ ...answer, ms: Date.now() - started }),
 			(error: Error) => ({ status: 0, text: error.message, ms: Date.now() - started }),
 		);
+		// n8n 2.x's credential tester keeps every Test's stand-in node in one shared map and deletes it when a
+		// Test ends: a quick Test ending while this one is still being set up leaves it "Node not found".
+		// The other cases start once this Test's request has reached the server.
+		let answered = false;
+		void unresponsive.then(() => (answered = true));
+		while (silent.connections() === 0 && !answered) await sleep(100);
 	});
 
 	afterAll(async () => {
