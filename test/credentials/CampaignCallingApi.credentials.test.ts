@@ -173,8 +173,14 @@ describe('the credential Test against a server that is not the service', () => {
 		const started = Date.now();
 		try {
 			const result = await runCredentialTest({ baseUrl: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`, apiKey: DEMO.apiKey });
-			console.log(`credential Test, a server that never answers: ${result.message} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+			const elapsedMs = Date.now() - started;
+			console.log(`credential Test, a server that never answers: ${result.message} after ${(elapsedMs / 1000).toFixed(1)} s`);
 			expect(result).toEqual({ status: 'Error', message: 'ECONNABORTED' });
+			// Not before the 15 s timeout (axios's timer starts after this clock did). After it by less than
+			// 5 s: a late timer on a loaded machine, where a timeout left at the nodes' own (300 s and more)
+			// would show as a jest timeout.
+			expect(elapsedMs).toBeGreaterThanOrEqual(15_000);
+			expect(elapsedMs).toBeLessThan(20_000);
 		} finally {
 			silent.close();
 		}

@@ -20,10 +20,8 @@ import {
 } from './harness/deliveries.ts';
 import { type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { sleep } from './harness/process.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import { campaignCallingTriggerNode, triggerWorkflow, type WorkflowNode } from './harness/workflows.ts';
-
-const versions = e2eVersions();
 
 const FORGED_COUNT = 1000;
 const CONCURRENCY = 16;
@@ -104,7 +102,7 @@ function buildForgeries(secret: string, otherSecret: string): Forgery[] {
 
 const describeAnswer = (answer: DeliveryAnswer) => (answer.status === 0 ? `no answer (${answer.error})` : `${answer.status} ${answer.text.slice(0, 160)}`);
 
-describe.each(versions)('the trigger under abuse in n8n %s', (version) => {
+describeEachVersion('the trigger under abuse in n8n %s', (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let triggerA: WorkflowNode;

@@ -8,7 +8,7 @@ import { DEMO, startSimulator, type Contact, type Simulator } from '../simulator
 import { agentWorkflow, FROM_AI_KEYS, OPENAI_CREDENTIAL_TYPE, type AgentWorkflowOptions } from './harness/agent.ts';
 import { FINAL_ANSWER_PREFIX, startModelStub, type ModelStub } from './harness/modelStub.ts';
 import { executionError, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import { CREDENTIAL_TYPE, type CredentialRef } from './harness/workflows.ts';
 
 const CONTACT = { firstName: 'Grace', lastName: 'Hopper', phoneNumber: '+14155550199' };
@@ -17,7 +17,7 @@ const OPENAI_KEY = 'stub-openai-key-not-a-secret';
 /** The simulator's answer to the injected fault, which the tool's error carries. */
 const FAULT_MESSAGE = 'internal server error';
 
-describe.each(e2eVersions())('the action node as an AI Agent tool in n8n %s', (version) => {
+describeEachVersion('the action node as an AI Agent tool in n8n %s', (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let model: ModelStub;

@@ -31,7 +31,7 @@ import {
 } from './harness/browser.ts';
 import { startN8n, type N8nInstance } from './harness/n8n.ts';
 import { log } from './harness/process.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import { CREDENTIAL_TYPE, campaignCallingTriggerNode, triggerWorkflow, TRIGGER_NODE_NAME } from './harness/workflows.ts';
 
 const BROWSER_SHOTS_DIR = join(process.cwd(), 'test', 'e2e', '.work', 'browser');
@@ -50,10 +50,8 @@ const OPERATIONS = [
 	{ resource: 'Webhook Module', operation: 'Create', parameter: 'eventType', file: 'webhook-module-create' },
 ];
 
-// The editor is checked in the 2.x line only; E2E_N8N_VERSIONS without it skips the suite.
-const describeIn2x = e2eVersions().includes('2.41.1') ? describe : describe.skip;
-
-describeIn2x('the editor in chromium, n8n 2.41.1', () => {
+// The editor is checked in the 2.x line only; E2E_N8N_VERSIONS without it skips the suite, saying so.
+describeEachVersion('the editor in chromium, n8n %s', () => {
 	let simulator: Simulator;
 	let n8n: N8nInstance;
 	let browser: EditorBrowser;
@@ -195,7 +193,7 @@ describeIn2x('the editor in chromium, n8n 2.41.1', () => {
 		await picture('credential-test-service.png');
 		expect(browser.consoleErrors).toEqual([]);
 	});
-});
+}, ['2.41.1']);
 
 /** The locator's texts, sorted, once they equal `expected` or after 15 s (whatever they are then). */
 async function settledTexts(locator: Locator, expected: string[]): Promise<string[]> {

@@ -11,7 +11,7 @@ import { communityInstallEnv, communityPackages, enableCustomRegistry, waitForNo
 import { log, sleep } from './harness/process.ts';
 import { startQueueN8n, type QueueN8nInstance } from './harness/queue.ts';
 import { startRegistry, type LocalRegistry } from './harness/registry.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, PACKAGE_NAME, TRIGGER_NODE_TYPE, campaignCallingNode, webhookDriven } from './harness/workflows.ts';
 
 const ACTION_PATH = 'community-queue-action';
@@ -29,7 +29,7 @@ afterAll(async () => {
 	await registry?.stop();
 });
 
-describe.each(e2eVersions())('Community Nodes in queue mode, n8n %s', (version) => {
+describeEachVersion('Community Nodes in queue mode, n8n %s', (version) => {
 	let n8n: QueueN8nInstance;
 	let simulator: Simulator;
 	let npmLogsDir: string;

@@ -25,7 +25,7 @@ import { log } from './harness/process.ts';
 import { type Execution, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { packTarball } from './harness/package.ts';
 import { nextPatch, startRegistry, type LocalRegistry } from './harness/registry.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import {
 	ACTION_NODE_TYPE,
 	PACKAGE_NAME,
@@ -67,7 +67,7 @@ afterAll(async () => {
 	await registry?.stop();
 });
 
-describe.each(e2eVersions())('Settings → Community Nodes in n8n %s, from a local registry', (version) => {
+describeEachVersion('Settings → Community Nodes in n8n %s, from a local registry', (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let credential: CredentialRef;

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { closedPort, startScriptedServer, type ScriptedServer } from '../helpers/kit.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { BROWSER_ID, executionError, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
-import { N8N_VERSIONS, e2eVersions } from './harness/runtime.ts';
+import { sleep } from './harness/process.ts';
+import { N8N_VERSIONS, describeEachVersion } from './harness/runtime.ts';
 import { CREDENTIAL_TYPE, campaignCallingNode, webhookDriven } from './harness/workflows.ts';
 
 type Answer = { status: number; contentType?: string; body: string; headers?: Record<string, string> };
@@ -132,8 +133,13 @@ const READY_TIMEOUT_MS = 400_000;
 
 /** Far above the Test's 15 s, so a regression to n8n's 300 s shows as a figure, not as a jest timeout. */
 const UNRESPONSIVE_LIMIT_MS = 420_000;
+/**
+ * The Test's 15 s plus 45 s: n8n serves the other cases' requests on the same busy 2-core machine while
+ * this one waits (measured 15-16 s on each line); n8n's own limit, 300 s, is far beyond it.
+ */
+const UNRESPONSIVE_BOUND_MS = 60_000;
 
-describe.each(e2eVersions())('the credential Test in n8n %s', (version) => {
+describeEachVersion('the credential Test in n8n %s', (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let wrong: Awaited<ReturnType<typeof startWrongServer>>;
@@ -163,6 +169,12 @@ describe.each(e2eVersions())('the credential Test in n8n %s', (version) => {
 			(answer) => ({ ...answer, ms: Date.now() - started }),
 			(error: Error) => ({ status: 0, text: error.message, ms: Date.now() - started }),
 		);
+		// n8n 2.x's credential tester keeps every Test's stand-in node in one shared map and deletes it when a
+		// Test ends: a quick Test ending while this one is still being set up leaves it "Node not found".
+		// The other cases start once this Test's request has reached the server.
+		let answered = false;
+		void unresponsive.then(() => (answered = true));
+		while (silent.connections() === 0 && !answered) await sleep(100);
 	});
 
 	afterAll(async () => {
@@ -293,7 +305,7 @@ describe.each(e2eVersions())('the credential Test in n8n %s', (version) => {
 		expect(simulator.requests).toHaveLength(1);
 	});
 
-	it('fails the Test for a server that accepts the connection and never answers, in a bounded time', async () => {
+	it(`fails the Test for a server that accepts the connection and never answers, after the credential's 15 s and within ${UNRESPONSIVE_BOUND_MS / 1000} s`, async () => {
 		const { ms, status, text } = await unresponsive;
 		console.log(`n8n ${version}: credential Test, an unresponsive server: failed after ${(ms / 1000).toFixed(1)} s, HTTP ${status} ${text}`);
 		expect(status).toBe(200);
@@ -301,6 +313,8 @@ describe.each(e2eVersions())('the credential Test in n8n %s', (version) => {
 		const message = version.startsWith('1.') ? 'The connection was aborted, perhaps the server is offline' : 'ECONNABORTED';
 		expect((JSON.parse(text) as { data: unknown }).data).toEqual({ status: 'Error', message });
 		expect(silent.connections()).toBe(1);
+		expect(ms).toBeGreaterThanOrEqual(15_000);
+		expect(ms).toBeLessThan(UNRESPONSIVE_BOUND_MS);
 	}, UNRESPONSIVE_LIMIT_MS);
 
 	it('names the root cause of an operation\'s request that got no answer: refused, timed out, dropped (a write: may have been done), TLS', async () => {
@@ -370,11 +384,7 @@ describe.each(e2eVersions())('the credential Test in n8n %s', (version) => {
 });
 
 // n8n 1.x has no SSRF protection.
-const ssrfVersions = e2eVersions().filter((version) => version.startsWith('2.'));
-const describeSsrf =
-	ssrfVersions.length > 0 ? describe.each(ssrfVersions) : describe.skip.each(N8N_VERSIONS.filter((version) => version.startsWith('2.')));
-
-describeSsrf('n8n %s with N8N_SSRF_PROTECTION_ENABLED=true', (version) => {
+describeEachVersion('n8n %s with N8N_SSRF_PROTECTION_ENABLED=true', (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let credential: { id: string; name: string };
@@ -434,4 +444,4 @@ describeSsrf('n8n %s with N8N_SSRF_PROTECTION_ENABLED=true', (version) => {
 			await n8n.api.deleteWorkflow(workflow.id);
 		}
 	});
-});
+}, N8N_VERSIONS.filter((version) => version.startsWith('2.')));

@@ -6,10 +6,10 @@
 import { SIMPLIFIED_CAMPAIGN_FIELDS } from '../../nodes/CampaignCalling/actions/campaign/get.operation';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { nodeOutput, startN8n, type N8nInstance } from './harness/n8n.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, campaignCallingNode, webhookDriven, type CredentialRef } from './harness/workflows.ts';
 
-describe.each(e2eVersions())('editor features in n8n %s', (version) => {
+describeEachVersion('editor features in n8n %s', (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let credential: CredentialRef;

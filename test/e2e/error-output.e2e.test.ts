@@ -8,7 +8,7 @@
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { addMappedLeads, leadFields } from '../helpers/actionParameters.ts';
 import { type Execution, executionError, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import { runBetweenOutputs, type OnError } from './harness/onError.ts';
 import { campaignCallingNode, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
@@ -29,7 +29,7 @@ interface Outcome {
 	error?: string;
 }
 
-describe.each(e2eVersions())('error items per On Error mode in n8n %s', (version) => {
+describeEachVersion('error items per On Error mode in n8n %s', (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let credential: CredentialRef;

@@ -9,11 +9,9 @@ import { join } from 'node:path';
 import { DEMO_CREDENTIAL_NAME, EXAMPLES, HUMAN_REVIEW_EXAMPLE, MCP_EXAMPLE, loadExample, readExample } from '../../scripts/examples.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { type Execution, executionError, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import { assertBuilt } from './harness/package.ts';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, node, PACKAGE_NAME, TRIGGER_NODE_TYPE, type CredentialRef, type WorkflowJson } from './harness/workflows.ts';
-
-const versions = e2eVersions();
 
 const SCHEDULE_TYPE = 'n8n-nodes-base.scheduleTrigger';
 
@@ -132,7 +130,7 @@ describe('the example files', () => {
 	});
 });
 
-describe.each(versions)('the examples in n8n %s', (version) => {
+describeEachVersion('the examples in n8n %s', (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let credential: CredentialRef;

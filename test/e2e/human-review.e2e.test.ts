@@ -11,7 +11,7 @@ import { CHAT_REVIEW_TYPE, CHAT_TRIGGER_TYPE, humanReviewWorkflow, startChat, ty
 import { FINAL_ANSWER_PREFIX, startModelStub, type ModelStub } from './harness/modelStub.ts';
 import { executionError, startN8n, type N8nInstance } from './harness/n8n.ts';
 import { log } from './harness/process.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { N8N_VERSIONS, describeEachVersion } from './harness/runtime.ts';
 import { CREDENTIAL_TYPE } from './harness/workflows.ts';
 
 const CONTACT = { firstName: 'Grace', lastName: 'Hopper', phoneNumber: '+14155550199' };
@@ -21,10 +21,7 @@ const REVIEW_NODE = 'Human Review';
 const READY_TIMEOUT_MS = 300_000;
 const TOOL_NODE = 'Add to Campaign';
 
-const versions = e2eVersions().filter((version) => version.startsWith('2.'));
-const describeOnLines = versions.length > 0 ? describe.each(versions) : describe.skip.each(['2.x (not selected)']);
-
-describeOnLines("human review of the agent's Add to Campaign tool, through n8n's Chat, in n8n %s", (version) => {
+describeEachVersion("human review of the agent's Add to Campaign tool, through n8n's Chat, in n8n %s", (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let model: ModelStub;
@@ -114,4 +111,4 @@ describeOnLines("human review of the agent's Add to Campaign tool, through n8n's
 		expect(chat.messages.some((message) => message.includes(FINAL_ANSWER_PREFIX) && /rejected/i.test(message))).toBe(true);
 		expect(execution.data?.resultData.runData[TOOL_NODE]).toBeUndefined();
 	});
-});
+}, N8N_VERSIONS.filter((version) => version.startsWith('2.')));

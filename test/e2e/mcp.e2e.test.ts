@@ -6,9 +6,9 @@
 import { mcpCases, READY_TIMEOUT_MS } from './harness/mcp-cases.ts';
 import { MCP_TRANSPORTS } from './harness/mcp.ts';
 import { startN8n } from './harness/n8n.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 
-describe.each(e2eVersions())("the action node as MCP tools behind n8n's MCP Server Trigger in n8n %s", (version) => {
+describeEachVersion("the action node as MCP tools behind n8n's MCP Server Trigger in n8n %s", (version) => {
 	mcpCases({
 		version,
 		start: () => startN8n({ version, withPackage: true, readyTimeoutMs: READY_TIMEOUT_MS }),

@@ -5,8 +5,8 @@
  */
 import { startN8n } from './harness/n8n.ts';
 import { packageCases } from './harness/package-cases.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 
-describe.each(e2eVersions())('the package in n8n %s', (version) => {
+describeEachVersion('the package in n8n %s', (version) => {
 	packageCases({ start: () => startN8n({ version, withPackage: true }) });
 });

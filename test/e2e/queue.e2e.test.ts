@@ -12,7 +12,7 @@ import type { Execution } from './harness/n8n.ts';
 import { packageCases } from './harness/package-cases.ts';
 import { log, sleep } from './harness/process.ts';
 import { startQueueN8n, type QueueN8nInstance, type QueueProcess } from './harness/queue.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import type { CredentialRef } from './harness/workflows.ts';
 
 /** n8n writes these at info level: scaling.service on enqueueing, job-processor on picking a job up (1.x and 2.x). */
@@ -40,7 +40,7 @@ async function expectRanOnWorker(n8n: QueueN8nInstance, execution: Execution): P
 	expect(main.logs()).not.toContain(`execution ${execution.id} (job `);
 }
 
-describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) => {
+describeEachVersion('the package in n8n %s in queue mode', (version) => {
 	let n8n: QueueN8nInstance | undefined;
 
 	afterAll(() => {
@@ -121,7 +121,7 @@ describe.each(e2eVersions())('the package in n8n %s in queue mode', (version) =>
 	});
 });
 
-describe.each(e2eVersions())('MCP tools in n8n %s in queue mode', (version) => {
+describeEachVersion('MCP tools in n8n %s in queue mode', (version) => {
 	let n8n: QueueN8nInstance | undefined;
 
 	mcpCases({

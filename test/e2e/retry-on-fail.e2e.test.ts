@@ -7,7 +7,7 @@
 import { addMappedLeads, leadFields } from '../helpers/actionParameters.ts';
 import { startSimulator, type Simulator } from '../simulator/server.ts';
 import { type Execution, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import { runBetweenOutputs, type OnError } from './harness/onError.ts';
 import { campaignCallingNode, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
@@ -26,7 +26,7 @@ interface Counts {
 	added: number;
 }
 
-describe.each(e2eVersions())('Retry On Fail in n8n %s', (version) => {
+describeEachVersion('Retry On Fail in n8n %s', (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let credential: CredentialRef;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DEMO, startSimulator, type FaultSpec, type Simulator } from '../simulator/server.ts';
 import { SECRET_HEADER, eventBodyOfSize, registeredSecret, sendDelivery, triggerUrl, TRIGGER_MAX_BODY_BYTES } from './harness/deliveries.ts';
 import { createUserFolder, nodeOutput, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import {
 	allExecutionsWithData,
 	distinctive,
@@ -35,8 +35,6 @@ import {
 	type CredentialRef,
 	type WorkflowNode,
 } from './harness/workflows.ts';
-
-const versions = e2eVersions();
 
 /** Every fault the simulator has, on reads; twice where the node retries, so the retry fails too. */
 const READ_FAULTS: FaultSpec[] = [
@@ -66,7 +64,7 @@ const REQUEST_OPTIONS = { maxRetries: 1, timeoutSeconds: 1 };
 
 const describeFault = (fault: FaultSpec) => `${fault.kind}${fault.retryAfterSeconds === undefined ? '' : ` (Retry-After ${fault.retryAfterSeconds})`}`;
 
-describe.each(versions)('secrets in n8n %s', (version) => {
+describeEachVersion('secrets in n8n %s', (version) => {
 	// Distinctive values, so a hit cannot be a coincidence.
 	const apiKey = distinctive('ccsk_live_');
 	const wrongKey = distinctive('ccsk_wrong_');

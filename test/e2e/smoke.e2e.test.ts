@@ -4,7 +4,7 @@
  */
 import { startN8n } from './harness/n8n.ts';
 import type { N8nInstance } from './harness/n8n.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import {
 	ACTION_NODE_TYPE,
 	CREDENTIAL_TYPE,
@@ -15,9 +15,7 @@ import {
 	webhookDriven,
 } from './harness/workflows.ts';
 
-const versions = e2eVersions();
-
-describe.each(versions)('n8n %s', (version) => {
+describeEachVersion('n8n %s', (version) => {
 	let n8n: N8nInstance | undefined;
 
 	beforeAll(async () => {

@@ -28,7 +28,7 @@ import {
 } from './harness/deliveries.ts';
 import { createUserFolder, type Execution, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { log, sleep } from './harness/process.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import { TRIGGER_NODE_NAME, campaignCallingTriggerNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
 const GENUINE_COUNT = 1000;
@@ -64,7 +64,7 @@ const event = (marker: string, extra: Record<string, unknown> = {}) => ({
 	data: { contact_id: DEMO.completedContactId, marker, ...extra },
 });
 
-describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load', (version) => {
+describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (version) => {
 	let simulator: Simulator;
 	let n8n: N8nInstance;
 	let userFolder: string;
@@ -257,17 +257,24 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 		await n8n.api.deleteWorkflow(result.workflowId);
 	}, FLOOD_TEST_TIMEOUT_MS);
 
-	// n8n keeps taking deliveries while it shuts down and waits for running executions up to its grace period
-	// (N8N_GRACEFUL_SHUTDOWN_TIMEOUT, 30 s); under a flood they never drain, so n8n exits with some running
-	// (marked crashed at the next start, 2.x keeping the event it saved on creating them). 1.x also cancels
-	// at once those whose webhook answers from the workflow, mostly without their event. Such an event was
-	// answered, so it is not sent again: the test counts them; none may double.
-	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, all answered, none doubled; those n8n stops after the answer counted (2.x keeps each in an execution)`, async () => {
+	// What this measures is n8n's documented limit on the delivery guarantee (docs/trigger.md, Restarts):
+	// n8n keeps taking deliveries while it shuts down and waits for running executions up to its grace
+	// period (N8N_GRACEFUL_SHUTDOWN_TIMEOUT, 30 s); under a flood they never drain, so n8n exits with some
+	// running, marked crashed at the next start (2.x keeping the event it saved on creating them). 1.x also
+	// cancels at once those whose webhook answers from the workflow, mostly without their event. Such an
+	// event was answered, so it is not sent again. So an answered event may be missing from every successful
+	// execution only inside an execution n8n stopped (canceled or crashed) after the trigger answered; none
+	// may double. An execution n8n cancels before the answer gets the sender an error, and its retry must
+	// then run as a new event (docs/trigger.md), not be acknowledged as a repeat.
+	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, all answered, none doubled; an answered event is missing only from an execution n8n stopped after the answer (n8n's documented Restarts limit: 2.x keeps each in it, 1.x's kept none matched by such executions), never because its retry after a cancellation was taken for a repeat`, async () => {
+		const before = n8n;
+		let restarts = 0;
 		let restarting: Promise<unknown> | undefined;
 		const result = await floodOf('restart', { ignoreRepeats: true, repeatKey: 'event_id' }, {
 			// Not awaited here: deliveries go on while n8n stops and starts, and are retried until it is back.
 			onStart: (index) => {
 				if (index === Math.floor(TRIGGER_FLOOD.events * 0.4)) {
+					restarts += 1;
 					restarting = restart().then((ms) => log(`n8n ${version}: restarted mid-flood, ready in ${(ms / 1000).toFixed(1)} s`));
 				}
 			},
@@ -275,18 +282,47 @@ describe.each(e2eVersions())('the trigger in n8n %s: repeats, restarts and load'
 		},
 		// Retries spread over 5 minutes (10 s, 20 s, ... 160 s): a loaded machine takes minutes to start n8n again.
 		{ ...TRIGGER_FLOOD, backoffMs: (retry) => 5000 * 2 ** retry });
-		const { counts, downstreamRuns } = result;
+		const { counts, downstreamRuns, executions } = result;
+		const marker = new RegExp(`"${version.replace(/\./g, '\\.')} restart-\\d+"`);
+		const stopped = executions.filter((execution) => execution.status !== 'success');
+		const stoppedKeepingNoEvent = stopped.filter((execution) => !marker.test(JSON.stringify(execution.data ?? {}))).length;
+		const lostInNoStoppedExecutionFound = counts.lost - counts.lostInUnfinishedExecution;
+		const failedAttempts = result.deliveries.flatMap((delivery) => delivery.attempts).filter((answer) => answer.status < 200 || answer.status >= 300);
+		// n8n's answer to a sender whose execution it cancelled at shutdown before the trigger answered (n8n-workflow's SystemShutdownExecutionCancelledError).
+		const isCancelledBeforeAnswer = (answer: DeliveryAnswer) => answer.status === 500 && answer.text.includes('cancelled because the system is shutting down');
+		const cancelledBeforeAnswer = failedAttempts.filter(isCancelledBeforeAnswer).length;
+		// docs/trigger.md: a delivery answered with an error is sent again and treated as a new event, not as a repeat.
+		const repeatAfterCancel = result.deliveries.filter(
+			(delivery) => delivery.attempts.some(isCancelledBeforeAnswer) && delivery.attempts.at(-1)?.text.includes('"repeats":1'),
+		).length;
+		const lostAfterAnswer = counts.lost - repeatAfterCancel;
 		log(
 			`n8n ${version}, restart mid-flood: ${counts.answered} of ${counts.sent} answered 2xx, ${counts.retried} retried; ` +
-				`${counts.lost} answered events in an execution n8n left unfinished at shutdown, ${counts.lost - counts.lostInUnfinishedExecution} in none`,
+				`failed attempts ${JSON.stringify(countBy(failedAttempts, (answer) => `${answer.status} ${answer.text.slice(0, 120)}`))}; ` +
+				`executions n8n stopped: ${JSON.stringify(countBy(stopped, (execution) => execution.status))}, ${stoppedKeepingNoEvent} of them keeping no event; ` +
+				`answered events in no successful execution: ${counts.lost} (${counts.lostInUnfinishedExecution} found in a stopped execution, ${lostInNoStoppedExecutionFound} not found in any): ` +
+				`${lostAfterAnswer} answered before n8n stopped their execution, ${repeatAfterCancel} answered as repeats when sent again after n8n cancelled their execution before the answer`,
 		);
-		expect(restarting).toBeDefined();
+		expect({ restarts, restartedProcess: n8n !== before }).toEqual({ restarts: 1, restartedProcess: true });
 		// No retry is needed when the old process, still taking deliveries while it waits for its
 		// executions, answers the rest of a short flood before it exits (2.x, a quiet machine).
 		expect({ answered: counts.answered, doubled: counts.doubled }).toEqual({ answered: TRIGGER_FLOOD.events, doubled: 0 });
-		if (version.startsWith('2.')) expect(counts.lost - counts.lostInUnfinishedExecution).toBe(0);
-		// At most the executions running when shutdown began (1.x cancels those) and when its grace period ended.
-		expect(counts.lost).toBeLessThanOrEqual(2 * TRIGGER_FLOOD.concurrency);
+		// n8n stops executions at shutdown by cancelling them (1.x) or leaving them to be marked crashed; no other kind of failure.
+		expect(stopped.filter((execution) => !['canceled', 'crashed'].includes(execution.status))).toEqual([]);
+		// Outside n8n's limit: an event whose execution n8n cancelled before the answer, then acknowledged as a
+		// repeat when sent again (its key recorded in the cancelled execution), runs nowhere.
+		expect(repeatAfterCancel).toBe(0);
+		// Each stopped execution was started by one delivery attempt: an event answered before n8n stopped it,
+		// or an attempt n8n cancelled before the answer. More of both than stopped executions would be an
+		// answered event in no execution at all.
+		expect(lostAfterAnswer + cancelledBeforeAnswer).toBeLessThanOrEqual(stopped.length);
+		if (version.startsWith('2.')) {
+			expect(lostInNoStoppedExecutionFound).toBe(0);
+		} else {
+			// 1.x's cancellation mostly drops the event from the execution: each answered event found in no
+			// execution must be matched by a stopped execution that kept none.
+			expect(lostInNoStoppedExecutionFound).toBeLessThanOrEqual(stoppedKeepingNoEvent);
+		}
 		expect(downstreamRuns).toBe(counts.executed);
 		await n8n.api.deleteWorkflow(result.workflowId);
 	}, FLOOD_TEST_TIMEOUT_MS);

@@ -192,8 +192,11 @@ export class TriggerHarness {
 	}
 
 	/**
-	 * One delivery as n8n handles it: webhook(), then, when it passes items on, the execution's first
-	 * node, execute(), whose sendResponse gives the answer (responseMode 'responseNode').
+	 * One delivery as n8n handles it (n8n 2.41.1, `webhooks/webhook-helpers.js`, `executeWebhook`):
+	 * webhook(), then, when it passes items on, the execution's first node, execute(). Who answers
+	 * the sender follows the responseMode the node declares, as in n8n: with 'responseNode' only
+	 * execute()'s sendResponse; with 'onReceived' n8n itself, as soon as the execution is created,
+	 * with webhook()'s webhookResponse or its own message (a sendResponse then reaches no one).
 	 */
 	async deliver(request: DeliveryRequest): Promise<DeliveryOutcome> {
 		const taken = await this.take(request);
@@ -214,18 +217,33 @@ export class TriggerHarness {
 			if (result.noWebhookResponse !== true && !response.writableEnded) response.status(200).json(result.webhookResponse);
 			return { result, response, executed: false, outcome: () => ({ result, ...answerOf(), executed: false }), run: rejectRun };
 		}
+		if (this.declaredResponseMode() === 'onReceived') {
+			// n8n answers as soon as it created the execution; a sendResponse from execute() then reaches no one.
+			response.status(200).json(result.webhookResponse ?? { message: 'Workflow was started' });
+		}
 		const run = async (): Promise<DeliveryOutcome> => {
 			try {
 				const execution = await this.execute(items, request.mode ?? 'webhook');
-				if (execution.answer.statusCode !== undefined) response.status(execution.answer.statusCode).json(execution.answer.json);
+				if (execution.answer.statusCode !== undefined && !response.writableEnded) {
+					response.status(execution.answer.statusCode).json(execution.answer.json);
+				}
 				return { result, ...answerOf(), executed: true, output: execution.output };
 			} catch (error) {
 				// What n8n answers when the execution fails before the node answered.
-				response.status(500).json({ message: 'Error in workflow' });
+				if (!response.writableEnded) response.status(500).json({ message: 'Error in workflow' });
 				throw error;
 			}
 		};
 		return { result, response, executed: true, outcome: () => ({ result, ...answerOf(), executed: true }), run };
+	}
+
+	/** The webhook's responseMode as n8n reads it: 'onReceived' when the node declares none. */
+	private declaredResponseMode(): 'onReceived' | 'responseNode' {
+		const declared = this.nodeType.description.webhooks?.[0]?.responseMode ?? 'onReceived';
+		if (declared !== 'onReceived' && declared !== 'responseNode') {
+			throw new Error(`The harness models responseMode 'onReceived' and 'responseNode', not ${JSON.stringify(declared)}`);
+		}
+		return declared;
 	}
 
 	/** Runs execute() as n8n runs a trigger that has one, over the items webhook() passed on. */

@@ -349,6 +349,8 @@ export interface TriggerFloodResult {
 	url: string;
 	secret: string;
 	bodies: Array<{ event_type: string; event_id: string; data: { marker: string } }>;
+	/** Per body (same order), every attempt's answer. */
+	deliveries: FloodDelivery[];
 }
 
 /**
@@ -413,5 +415,5 @@ export async function floodTrigger(options: {
 			`${settings.transcriptBytes} B transcripts, in ${seconds.toFixed(1)} s: ${JSON.stringify(counts)}; ` +
 			`executions by status ${JSON.stringify(countBy(executions, (execution) => execution.status))}${executions.settled ? '' : ' (n8n had not finished them after 15 minutes)'}, downstream runs ${downstreamRuns}`,
 	);
-	return { counts, executions, downstreamRuns, workflowId: workflow.id, url, secret, bodies };
+	return { counts, executions, downstreamRuns, workflowId: workflow.id, url, secret, bodies, deliveries };
 }

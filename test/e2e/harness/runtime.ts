@@ -70,6 +70,20 @@ export function e2eVersions(): N8nVersion[] {
 		.filter(Boolean) as N8nVersion[];
 }
 
+/**
+ * describe.each over the n8n lines a suite covers (default all pinned), on those E2E_N8N_VERSIONS
+ * selects; a line it leaves out is a describe.skip whose title says so, so the output shows each
+ * skipped test and why rather than nothing. `%s` in the title is the version.
+ */
+export function describeEachVersion(title: string, body: (version: N8nVersion) => void, lines: readonly N8nVersion[] = N8N_VERSIONS): void {
+	const selected = e2eVersions();
+	for (const version of lines) {
+		const named = title.replaceAll('%s', version);
+		if (selected.includes(version)) describe(named, () => body(version));
+		else describe.skip(`${named} (n8n ${version} not selected: E2E_N8N_VERSIONS=${selected.join(',')})`, () => body(version));
+	}
+}
+
 export interface RuntimeOptions {
 	/** Build the native sqlite3 module when it does not load; default true. Not needed with DB_TYPE=postgresdb. */
 	sqlite3?: boolean;

@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { CampaignCalling } from '../../../../../nodes/CampaignCalling/CampaignCalling.node';
 import { UPDATE_FIELDS } from '../../../../../nodes/CampaignCalling/actions/campaign/updateFields';
+import { searchWebhookFlows } from '../../../../../nodes/CampaignCalling/methods/listSearch';
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 
@@ -230,6 +231,7 @@ describe('Update Fields in the editor', () => {
 		expect(regex.test(DEMO.outboundFlowId)).toBe(true);
 		expect(regex.test(DEMO.outboundFlowId.toUpperCase())).toBe(true);
 		for (const bad of ['flow-1', `${DEMO.outboundFlowId}x`, '']) expect(regex.test(bad)).toBe(false);
-		expect(new CampaignCalling().methods.listSearch.searchWebhookFlows).toBeDefined();
+		// The list's search method is the node's, under the name the mode names.
+		expect(new CampaignCalling().methods.listSearch).toEqual({ searchWebhookFlows });
 	});
 });

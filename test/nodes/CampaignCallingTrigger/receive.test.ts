@@ -1,0 +1,68 @@
+/**
+ * Who answers a delivery. The trigger declares responseMode 'responseNode': n8n then leaves the
+ * answer to the execution (execute()'s sendResponse), so the sender gets its 200 only once the
+ * execution exists. With 'onReceived', n8n would answer as soon as it created the execution, and on
+ * 1.x before it had saved it. test/helpers/triggerContext.ts answers as n8n does for the declared
+ * mode, which the last case here checks on a copy of the node switched to 'onReceived'.
+ *
+ * And execute() on items no delivery brought: a manual run that runs the trigger again on its last
+ * output (the editor's triggerToStartFrom.data; proven in real n8n by test/e2e/trigger-manual.e2e.test.ts).
+ * Nothing waits for an answer, so the items pass on and no answer is sent.
+ */
+import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
+import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
+import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
+import { TriggerHarness, moduleSecret } from '../../helpers/triggerContext.ts';
+
+let simulator: Simulator;
+beforeAll(async () => {
+	simulator = await startSimulator();
+});
+afterAll(async () => simulator.close());
+
+const event = { event_type: 'call.ended', data: { contact_id: DEMO.completedContactId } };
+
+async function deliverOnce(nodeType = new CampaignCallingTrigger()) {
+	const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, { baseUrl: simulator.url, apiKey: DEMO.apiKey }, undefined, {
+		workflowId: `response-mode-${nodeType.description.webhooks?.[0]?.responseMode}`,
+		staticData: {},
+		nodeType,
+	});
+	await trigger.activate();
+	return await trigger.deliver({ headers: { [SECRET_HEADER]: moduleSecret(simulator, trigger.webhookUrl) }, body: event });
+}
+
+describe('the answer to a delivery', () => {
+	it("is the execution's: the webhook declares responseMode 'responseNode', and the acknowledgement comes from execute()", async () => {
+		expect(new CampaignCallingTrigger().description.webhooks?.map((webhook) => webhook.responseMode)).toEqual(['responseNode']);
+		const outcome = await deliverOnce();
+		expect(outcome.result.webhookResponse).toBeUndefined();
+		expect([outcome.statusCode, outcome.json, outcome.executed]).toEqual([200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }, true]);
+	});
+
+	it("would be n8n's own 'Workflow was started' with 'onReceived' (the harness follows the declared mode)", async () => {
+		const switched = new CampaignCallingTrigger();
+		switched.description = {
+			...switched.description,
+			webhooks: switched.description.webhooks?.map((webhook) => ({ ...webhook, responseMode: 'onReceived' })),
+		};
+		const outcome = await deliverOnce(switched);
+		expect([outcome.statusCode, outcome.json, outcome.executed]).toEqual([200, { message: 'Workflow was started' }, true]);
+	});
+});
+
+describe('the trigger run on items without a delivery', () => {
+	it.each([
+		['Ignore Repeats off', { ignoreRepeats: false }],
+		['Ignore Repeats on', { ignoreRepeats: true, repeatKey: 'event_id' }],
+	])('passes them on, paired, and answers nothing (%s)', async (_label, options) => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options }, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
+		const items = [{ json: { event_type: 'call.ended', event_id: 'e-1' } }, { json: { event_type: 'call.ended', event_id: 'e-2' } }];
+		const { answer, output } = await trigger.execute(items, 'manual');
+		expect(output).toEqual([
+			{ json: items[0].json, pairedItem: { item: 0 } },
+			{ json: items[1].json, pairedItem: { item: 1 } },
+		]);
+		expect(answer).toEqual({});
+	});
+});
