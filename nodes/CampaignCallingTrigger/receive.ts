@@ -1,4 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
 import { EVENT_HEADER, HANDOVER_FIELD, carriesModuleSecret, parseDelivery, readHandover, withoutSecret } from './delivery';
@@ -92,12 +93,23 @@ export async function answerDelivery(this: IExecuteFunctions): Promise<INodeExec
 
 	let repeats = items.map(() => false);
 	if (checkRepeats) {
+		const keys = handovers.map((handover) => handover?.key);
+		const store = { mode: 'entries' as const, maxEntries: REMEMBERED_KEYS };
 		repeats = await checkAndRecordKeys(
-			async (hashes) =>
-				await this.helpers.checkProcessedAndRecord(hashes, 'node', { mode: 'entries', maxEntries: REMEMBERED_KEYS }),
+			async (hashes) => await this.helpers.checkProcessedAndRecord(hashes, 'node', store),
 			thisTrigger.call(this),
-			handovers.map((handover) => handover?.key),
+			keys,
 		);
+		// n8n cancels an execution by aborting this signal, and answers its sender 500 first (1.x at
+		// shutdown, while this execution waited for the store): the service sends the event again, which
+		// must not find it recorded by an execution that will not run it. So the keys are taken back.
+		if (this.getExecutionCancelSignal()?.aborted === true) {
+			const recordedHere = keys.filter((key, index): key is string => key !== undefined && !repeats[index]);
+			await this.helpers.removeProcessed(recordedHere, 'node', store);
+			throw new NodeOperationError(this.getNode(), 'n8n cancelled this execution before it answered the delivery', {
+				description: 'The event was not recorded as received: the service sends it again.',
+			});
+		}
 	}
 
 	const fresh: INodeExecutionData[] = [];

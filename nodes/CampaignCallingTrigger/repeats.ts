@@ -85,7 +85,10 @@ export function isRecordedRepeat(trigger: string, hash: string): boolean {
 	return recordedKeys.has(cacheKey(trigger, hash));
 }
 
-/** Called only once n8n's store holds the keys: a cached key must never hide an event that was not recorded. */
+/**
+ * Called only once the execution that recorded the keys in n8n's store answered the delivery 2xx:
+ * a cached key must never hide an event that was not recorded, or whose execution n8n cancelled.
+ */
 export function cacheRecordedKeys(trigger: string, hashes: string[]): void {
 	for (const hash of hashes) {
 		const key = cacheKey(trigger, hash);
@@ -143,6 +146,5 @@ export async function checkAndRecordKeys(
 
 	const unique = [...firstOccurrence.keys()];
 	const fresh = await oneAtATime(trigger, async () => new Set((await record(unique)).new.map(String)));
-	cacheRecordedKeys(trigger, unique);
 	return keys.map((key, index) => key !== undefined && (firstOccurrence.get(key) !== index || !fresh.has(key)));
 }

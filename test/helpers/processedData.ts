@@ -57,8 +57,13 @@ class ProcessedDataStore implements IDataDeduplicator {
 		return output;
 	}
 
-	async removeProcessed(): Promise<void> {
-		throw new Error('not used by the trigger');
+	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, context: ICheckProcessedContextData): Promise<void> {
+		const row = rowKey(scope, context);
+		const stored = this.rows.get(row);
+		await roundTrip();
+		if (stored === undefined) return;
+		const removed = new Set(items.map((item) => createHash('md5').update(item.toString()).digest('base64')));
+		this.rows.set(row, stored.filter((hash) => !removed.has(hash)));
 	}
 
 	async clearAllProcessedItems(): Promise<void> {

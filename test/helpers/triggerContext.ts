@@ -247,6 +247,9 @@ export class TriggerHarness {
 	}
 
 	/** Runs execute() as n8n runs a trigger that has one, over the items webhook() passed on. */
+	/** The cancel signal of the executions this harness runs: abort() it as n8n does when it cancels one. */
+	executionCancel = new AbortController();
+
 	async execute(
 		items: INodeExecutionData[],
 		mode: WorkflowExecuteMode = 'webhook',
@@ -272,6 +275,7 @@ export class TriggerHarness {
 			{ main: [items] },
 			{ node: this.node, data: { main: [items] }, source: null },
 			[],
+			this.executionCancel.signal,
 		);
 		const [output] = await this.nodeType.execute.call(context);
 		return { answer, output };

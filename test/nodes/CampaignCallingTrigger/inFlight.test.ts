@@ -9,6 +9,7 @@ import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { IN_FLIGHT_LIMIT_MS, inFlightCount } from '../../../nodes/CampaignCallingTrigger/inFlight';
 import { isRecordedRepeat, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
+import { processedDataStore } from '../../helpers/processedData.ts';
 import { FakeResponse, TriggerHarness, moduleSecret } from '../../helpers/triggerContext.ts';
 
 let simulator: Simulator;
@@ -155,5 +156,30 @@ describe('a retry while the first delivery\'s execution waits in n8n\'s queue', 
 		expect(inFlightCount()).toBe(before + 1);
 		await first.run();
 		expect(inFlightCount()).toBe(before);
+	});
+});
+
+describe('an execution n8n cancels while it records the event (n8n 1.x at shutdown)', () => {
+	it('takes the key back, so the service\'s retry runs the event instead of being answered as a repeat', async () => {
+		const { trigger, take } = await activeTrigger({ repeatKey: 'event_id' });
+		const first = await take(ended('c-cancel'));
+		const store = processedDataStore();
+		const record = store.checkProcessedAndRecord.bind(store);
+		const cancelled = jest.spyOn(store, 'checkProcessedAndRecord').mockImplementationOnce(async (...args) => {
+			const output = await record(...args);
+			// n8n answers the sender 500 and aborts the execution while the store's write was under way.
+			trigger.executionCancel.abort();
+			return output;
+		});
+		await expect(first.run()).rejects.toThrow('n8n cancelled this execution before it answered the delivery');
+		cancelled.mockRestore();
+		expect(first.response.statusCode).toBe(500);
+
+		trigger.executionCancel = new AbortController();
+		const retry = await take(ended('c-cancel'));
+		expect(retry.executed).toBe(true);
+		const run = await retry.run();
+		expect(run.output?.map((item) => item.json)).toEqual([ended('c-cancel')]);
+		expect(retry.response.body).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
 	});
 });
