@@ -93,23 +93,22 @@ export async function answerDelivery(this: IExecuteFunctions): Promise<INodeExec
 
 	let repeats = items.map(() => false);
 	if (checkRepeats) {
-		const keys = handovers.map((handover) => handover?.key);
-		const store = { mode: 'entries' as const, maxEntries: REMEMBERED_KEYS };
-		repeats = await checkAndRecordKeys(
-			async (hashes) => await this.helpers.checkProcessedAndRecord(hashes, 'node', store),
-			thisTrigger.call(this),
-			keys,
-		);
-		// n8n cancels an execution by aborting this signal, and answers its sender 500 first (1.x at
+		const options = { mode: 'entries' as const, maxEntries: REMEMBERED_KEYS };
+		const store = {
+			record: async (hashes: string[]) => await this.helpers.checkProcessedAndRecord(hashes, 'node', options),
+			remove: async (hashes: string[]) => await this.helpers.removeProcessed(hashes, 'node', options),
+		};
+		// n8n cancels an execution by aborting this signal after it answered the sender 500 (1.x at
 		// shutdown, while this execution waited for the store): the service sends the event again, which
-		// must not find it recorded by an execution that will not run it. So the keys are taken back.
-		if (this.getExecutionCancelSignal()?.aborted === true) {
-			const recordedHere = keys.filter((key, index): key is string => key !== undefined && !repeats[index]);
-			await this.helpers.removeProcessed(recordedHere, 'node', store);
+		// must not find it recorded by an execution that will not run it.
+		const cancelled = () => this.getExecutionCancelSignal()?.aborted === true;
+		const checked = await checkAndRecordKeys(store, thisTrigger.call(this), handovers.map((handover) => handover?.key), cancelled);
+		if (checked === undefined) {
 			throw new NodeOperationError(this.getNode(), 'n8n cancelled this execution before it answered the delivery', {
 				description: 'The event was not recorded as received: the service sends it again.',
 			});
 		}
+		repeats = checked;
 	}
 
 	const fresh: INodeExecutionData[] = [];

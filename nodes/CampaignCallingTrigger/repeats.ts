@@ -103,8 +103,11 @@ export function cachedKeyCount(): number {
 	return recordedKeys.size;
 }
 
-/** n8n's `checkProcessedAndRecord`, narrowed to what the trigger uses. */
-export type RecordKeys = (hashes: string[]) => Promise<{ new: Array<string | number> }>;
+/** n8n's deduplication store, narrowed to what the trigger uses: its checkProcessedAndRecord and removeProcessed. */
+export interface KeyStore {
+	record: (hashes: string[]) => Promise<{ new: Array<string | number> }>;
+	remove: (hashes: string[]) => Promise<void>;
+}
 
 const queues = new Map<string, Promise<unknown>>();
 
@@ -132,12 +135,17 @@ async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T
  * Marks which keys were recorded before (true = repeat) and records the others in n8n's store. A
  * key twice in one delivery is a repeat the second time; an undefined key is never a repeat. Work
  * of this process per delivery is proportional to the delivery's keys, not to the keys remembered.
+ *
+ * When `cancelled()` says n8n cancelled the execution meanwhile, the keys it recorded are taken back
+ * before the next update of this trigger runs, and undefined is returned: a retry of the event,
+ * also one this process takes while n8n stops, must find it new.
  */
 export async function checkAndRecordKeys(
-	record: RecordKeys,
+	store: KeyStore,
 	trigger: string,
 	keys: Array<string | undefined>,
-): Promise<boolean[]> {
+	cancelled: () => boolean,
+): Promise<boolean[] | undefined> {
 	const firstOccurrence = new Map<string, number>();
 	keys.forEach((key, index) => {
 		if (key !== undefined && !firstOccurrence.has(key)) firstOccurrence.set(key, index);
@@ -145,6 +153,12 @@ export async function checkAndRecordKeys(
 	if (firstOccurrence.size === 0) return keys.map(() => false);
 
 	const unique = [...firstOccurrence.keys()];
-	const fresh = await oneAtATime(trigger, async () => new Set((await record(unique)).new.map(String)));
+	const fresh = await oneAtATime(trigger, async () => {
+		const recorded = new Set((await store.record(unique)).new.map(String));
+		if (!cancelled()) return recorded;
+		await store.remove([...recorded]);
+		return undefined;
+	});
+	if (fresh === undefined) return undefined;
 	return keys.map((key, index) => key !== undefined && (firstOccurrence.get(key) !== index || !fresh.has(key)));
 }

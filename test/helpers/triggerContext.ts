@@ -253,6 +253,7 @@ export class TriggerHarness {
 	async execute(
 		items: INodeExecutionData[],
 		mode: WorkflowExecuteMode = 'webhook',
+		cancelSignal = this.executionCancel.signal,
 	): Promise<{ answer: { statusCode?: number; json?: unknown }; output: INodeExecutionData[] }> {
 		processedDataStore();
 		const answer: { statusCode?: number; json?: unknown } = {};
@@ -275,7 +276,7 @@ export class TriggerHarness {
 			{ main: [items] },
 			{ node: this.node, data: { main: [items] }, source: null },
 			[],
-			this.executionCancel.signal,
+			cancelSignal,
 		);
 		const [output] = await this.nodeType.execute.call(context);
 		return { answer, output };

@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
+import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { IN_FLIGHT_LIMIT_MS, inFlightCount } from '../../../nodes/CampaignCallingTrigger/inFlight';
 import { isRecordedRepeat, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
@@ -181,5 +181,28 @@ describe('an execution n8n cancels while it records the event (n8n 1.x at shutdo
 		const run = await retry.run();
 		expect(run.output?.map((item) => item.json)).toEqual([ended('c-cancel')]);
 		expect(retry.response.body).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+	});
+});
+
+describe('a retry that n8n runs while a cancelled execution takes its key back', () => {
+	it('waits for that, and runs the event', async () => {
+		const { trigger, take } = await activeTrigger({ repeatKey: 'event_id' });
+		const event = ended('c-race');
+		const first = await take(event);
+		const store = processedDataStore();
+		const record = store.checkProcessedAndRecord.bind(store);
+		let retry: Promise<{ output: unknown[] }> | undefined;
+		const cancelled = jest.spyOn(store, 'checkProcessedAndRecord').mockImplementationOnce(async (...args) => {
+			const output = await record(...args);
+			trigger.executionCancel.abort();
+			// The service's retry, taken by the same n8n process while it stops, reaches the store now.
+			const handover = { received: 1, repeats: 0, key: repeatKeyHash(event, ['event_id'], 'call.ended') };
+			retry = trigger.execute([{ json: { ...event, [HANDOVER_FIELD]: handover } }], 'webhook', new AbortController().signal);
+			return output;
+		});
+		await expect(first.run()).rejects.toThrow('n8n cancelled this execution');
+		cancelled.mockRestore();
+		const { output } = await retry!;
+		expect(output).toEqual([{ json: event, pairedItem: { item: 0 } }]);
 	});
 });
