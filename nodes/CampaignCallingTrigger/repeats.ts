@@ -154,6 +154,8 @@ export async function checkAndRecordKeys(
 
 	const unique = [...firstOccurrence.keys()];
 	const fresh = await oneAtATime(trigger, async () => {
+		// Waiting for the trigger's earlier updates may have outlasted the execution.
+		if (cancelled()) return undefined;
 		const recorded = new Set((await store.record(unique)).new.map(String));
 		if (!cancelled()) return recorded;
 		await store.remove([...recorded]);
