@@ -116,14 +116,19 @@ export interface StoredExecution {
 	data?: ExecutionData;
 }
 
-/** Reads a workflow's executions from n8n's own database: SQLite in one process, Postgres in queue mode. */
-export type ExecutionStore = (workflowId: string) => Promise<StoredExecution[]>;
+/**
+ * Reads a workflow's executions from n8n's own database: SQLite in one process, Postgres in queue mode.
+ * Without `withData` only ids and statuses: the cheap read the drain polls with.
+ */
+export type ExecutionStore = (workflowId: string, withData?: boolean) => Promise<StoredExecution[]>;
 
 const STILL_QUEUED_OR_RUNNING = ['new', 'running', 'waiting', 'unknown'];
 
-const EXECUTIONS_SQL = (workflowId: string, quote: (name: string) => string) =>
-	`SELECT e.id, e.status, d.data FROM execution_entity e LEFT JOIN execution_data d ON d.${quote('executionId')} = e.id ` +
-	`WHERE e.${quote('workflowId')} = '${workflowId.replace(/'/g, "''")}' ORDER BY e.id`;
+const EXECUTIONS_SQL = (workflowId: string, withData: boolean) =>
+	(withData
+		? 'SELECT e.id, e.status, d.data FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e.id '
+		: 'SELECT e.id, e.status, NULL AS data FROM execution_entity e ') +
+	`WHERE e."workflowId" = '${workflowId.replace(/'/g, "''")}' ORDER BY e.id`;
 
 /** n8n's run data is stored flatted-encoded (it may hold cycles); a queued execution's may not parse yet. */
 function decodeRunData(raw: string | null | undefined): ExecutionData | undefined {
@@ -135,16 +140,25 @@ function decodeRunData(raw: string | null | undefined): ExecutionData | undefine
 	}
 }
 
-/** The SQLite database of a single-process n8n (`<userFolder>/.n8n/database.sqlite`), opened read-only per query. */
+/**
+ * The SQLite database of a single-process n8n (`<userFolder>/.n8n/database.sqlite`), opened read-only per
+ * query. n8n 1.x's default driver keeps SQLite's rollback journal, where a reader and n8n's writes lock each
+ * other out for a moment: a read that finds the database locked waits and tries again.
+ */
 export function sqliteExecutions(n8n: N8nInstance): ExecutionStore {
 	const file = join(n8n.userFolder, '.n8n', 'database.sqlite');
-	return async (workflowId) => {
-		const database = new DatabaseSync(file, { readOnly: true });
-		try {
-			const rows = database.prepare(EXECUTIONS_SQL(workflowId, (name) => `"${name}"`)).all() as Array<{ id: number; status: string; data: string | null }>;
-			return rows.map((row) => ({ id: String(row.id), status: row.status, data: decodeRunData(row.data) }));
-		} finally {
-			database.close();
+	return async (workflowId, withData = false) => {
+		for (let attempt = 1; ; attempt++) {
+			const database = new DatabaseSync(file, { readOnly: true, timeout: 5000 });
+			try {
+				const rows = database.prepare(EXECUTIONS_SQL(workflowId, withData)).all() as Array<{ id: number; status: string; data: string | null }>;
+				return rows.map((row) => ({ id: String(row.id), status: row.status, data: decodeRunData(row.data) }));
+			} catch (error) {
+				if (attempt >= 20 || !/locked|busy/i.test((error as Error).message)) throw error;
+			} finally {
+				database.close();
+			}
+			await sleep(250);
 		}
 	};
 }
@@ -153,12 +167,12 @@ const execFileAsync = promisify(execFile);
 
 /** The Postgres database of a queue-mode n8n, read with psql: one row a line, columns split by a unit separator. */
 export function postgresExecutions(n8n: QueueN8nInstance): ExecutionStore {
-	return async (workflowId) => {
+	return async (workflowId, withData = false) => {
 		const { postgresBin } = await ensureQueueServices();
 		const { port, database, user, password } = n8n.postgres;
 		const { stdout } = await execFileAsync(
 			join(postgresBin, 'psql'),
-			['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', database, '-At', '-F', '\x1f', '-c', EXECUTIONS_SQL(workflowId, (name) => `"${name}"`)],
+			['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', database, '-At', '-F', '\x1f', '-c', EXECUTIONS_SQL(workflowId, withData)],
 			{ env: { ...process.env, PGPASSWORD: password }, maxBuffer: 512 * 1024 * 1024 },
 		);
 		return stdout
@@ -173,7 +187,7 @@ export function postgresExecutions(n8n: QueueN8nInstance): ExecutionStore {
 
 /**
  * Waits until none of the workflow's executions is queued or running and their number held still for
- * 2 s, then returns them all with their data.
+ * 2 s (polling statuses only), then returns them all with their data.
  */
 export async function drainedExecutions(
 	store: ExecutionStore,
@@ -186,12 +200,13 @@ export async function drainedExecutions(
 	while (Date.now() < deadline) {
 		const executions = await store(workflowId);
 		const busy = executions.some((execution) => STILL_QUEUED_OR_RUNNING.includes(execution.status));
-		if (busy || executions.length !== seen) idleSince = busy ? undefined : Date.now();
+		if (busy) idleSince = undefined;
+		else if (idleSince === undefined || executions.length !== seen) idleSince = Date.now();
 		seen = executions.length;
-		if (idleSince !== undefined && Date.now() - idleSince >= 2000) return { executions, drained: true, drainedAt: idleSince };
+		if (idleSince !== undefined && Date.now() - idleSince >= 2000) return { executions: await store(workflowId, true), drained: true, drainedAt: idleSince };
 		await sleep(500);
 	}
-	return { executions: await store(workflowId), drained: false, drainedAt: Date.now() };
+	return { executions: await store(workflowId, true), drained: false, drainedAt: Date.now() };
 }
 
 /** Trigger or Webhook node → Wait (holds the slot) → Marker (the event's marker). */
