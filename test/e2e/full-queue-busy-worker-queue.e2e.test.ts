@@ -13,6 +13,7 @@ import {
 	FULL_QUEUE_PATHS,
 	fullQueueBurst,
 	fullQueueSettings,
+	fullQueueTestTimeoutMs,
 	postgresExecutions,
 	reportFullQueue,
 	type FullQueuePath,
@@ -24,6 +25,7 @@ import { e2eVersions } from './harness/runtime.ts';
 import type { CredentialRef } from './harness/workflows.ts';
 
 const SETTINGS = fullQueueSettings();
+const TEST_TIMEOUT_MS = fullQueueTestTimeoutMs();
 /** Issue 27's bound, as in full-queue-limit.e2e.test.ts: a retry of an event still waiting for the worker starts no execution of its own. */
 const MAX_EXECUTIONS_PER_EVENT = 1.25;
 const TRIGGER_PATHS: FullQueuePath[] = ['triggerDefaults', 'triggerRepeatKey'];
@@ -57,7 +59,7 @@ describe.each(e2eVersions())(`n8n %s in queue mode, one worker at concurrency ${
 		expect(n8n.processes.worker.logs()).toContain(` * Concurrency: ${CONCURRENCY_LIMIT}\n`);
 		webhookNode = await burst('webhookRespondImmediately');
 		expect(webhookNode.drained).toBe(true);
-	});
+	}, TEST_TIMEOUT_MS);
 
 	it.each(TRIGGER_PATHS.map((path) => [FULL_QUEUE_PATHS[path], path] as const))(
 		`%s: every event runs exactly once, at most ${MAX_EXECUTIONS_PER_EVENT} executions per event, at least as many answered 2xx as the Webhook node`,
@@ -68,5 +70,6 @@ describe.each(e2eVersions())(`n8n %s in queue mode, one worker at concurrency ${
 			if (!webhookNode) throw new Error("The Webhook node's burst did not run: nothing to compare with");
 			expect(row.answered).toBeGreaterThanOrEqual(webhookNode.answered);
 		},
+		TEST_TIMEOUT_MS,
 	);
 });

@@ -12,6 +12,7 @@ import {
 	FULL_QUEUE_PATHS,
 	fullQueueBurst,
 	fullQueueSettings,
+	fullQueueTestTimeoutMs,
 	reportFullQueue,
 	sqliteExecutions,
 	type FullQueuePath,
@@ -22,6 +23,7 @@ import { e2eVersions } from './harness/runtime.ts';
 import type { CredentialRef } from './harness/workflows.ts';
 
 const SETTINGS = fullQueueSettings();
+const TEST_TIMEOUT_MS = fullQueueTestTimeoutMs();
 /**
  * Issue 27's bound: a retry of an event that is still queued starts no execution of its own, so the
  * executions stay close to the events (the slack is for a retry that arrives while its event's
@@ -64,7 +66,7 @@ describe.each(e2eVersions())(`n8n %s with N8N_CONCURRENCY_PRODUCTION_LIMIT=${CON
 	it(`${FULL_QUEUE_PATHS.webhookRespondImmediately}: measured for comparison, and n8n drains its queue`, async () => {
 		webhookNode = await burst('webhookRespondImmediately');
 		expect(webhookNode.drained).toBe(true);
-	});
+	}, TEST_TIMEOUT_MS);
 
 	it.each(TRIGGER_PATHS.map((path) => [FULL_QUEUE_PATHS[path], path] as const))(
 		`%s: every event runs exactly once, at most ${MAX_EXECUTIONS_PER_EVENT} executions per event, at least as many answered 2xx as the Webhook node`,
@@ -75,5 +77,6 @@ describe.each(e2eVersions())(`n8n %s with N8N_CONCURRENCY_PRODUCTION_LIMIT=${CON
 			if (!webhookNode) throw new Error("The Webhook node's burst did not run: nothing to compare with");
 			expect(row.answered).toBeGreaterThanOrEqual(webhookNode.answered);
 		},
+		TEST_TIMEOUT_MS,
 	);
 });

@@ -59,6 +59,14 @@ export function fullQueueSettings(): FullQueueSettings {
 	return process.env.E2E_FULL_QUEUE_HEAVY === '1' ? FULL_QUEUE_HEAVY_BURST : FULL_QUEUE_BURST;
 }
 
+/**
+ * One path's test: the burst, the drain and the counting. 24 events take 1-3 minutes; the heavier burst's
+ * retry storm, on a 2-core machine at 2 executions per 4 s, can take half an hour.
+ */
+export function fullQueueTestTimeoutMs(): number {
+	return process.env.E2E_FULL_QUEUE_HEAVY === '1' ? 60 * 60_000 : 15 * 60_000;
+}
+
 /** n8n's production concurrency limit in these runs; in queue mode it also sets the worker's concurrency. */
 export const CONCURRENCY_LIMIT = 2;
 
