@@ -50,7 +50,7 @@ export interface QueueN8nInstance extends N8nInstance {
 	/** `webhookUrl` is the webhook process's URL; `url`, `port`, `logFile` are the main's. */
 	processes: Record<QueueRole, QueueProcess>;
 	redis: { port: number; logFile: string };
-	postgres: { port: number; logFile: string; database: string; user: string };
+	postgres: { port: number; logFile: string; database: string; user: string; password: string };
 	/** The temp folder with the user folder, every log, and the Redis and Postgres data; stop() removes it unless E2E_KEEP_WORK is set. */
 	workDir: string;
 	/** Stops the worker or webhook process and starts it again on the same port and log file, as an administrator restarts one. */
@@ -224,7 +224,7 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 			stop,
 			processes,
 			redis: { port: redis.port, logFile: redis.server.logFile },
-			postgres: { port: postgres.port, logFile: postgres.server.logFile, database: DB_NAME, user: DB_USER },
+			postgres: { port: postgres.port, logFile: postgres.server.logFile, database: DB_NAME, user: DB_USER, password: DB_PASSWORD },
 			workDir,
 			restart,
 		};

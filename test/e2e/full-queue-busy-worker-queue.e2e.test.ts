@@ -1,0 +1,75 @@
+/**
+ * Issue 27 in queue mode (run by `npm run test:queue`): main, webhook process and one worker whose
+ * concurrency is 2 (N8N_CONCURRENCY_PRODUCTION_LIMIT, which a worker takes over its --concurrency), kept
+ * busy by the same burst into a slow workflow (Wait 4 s, then a Set node) as full-queue-limit.e2e.test.ts:
+ * n8n's Webhook node (Respond Immediately), the trigger at its defaults, the trigger with a Repeat Key.
+ * Executions are counted in n8n's Postgres database once the queue drained. The table goes to the log and
+ * test/e2e/.work/full-queue/. E2E_FULL_QUEUE_HEAVY=1: 100 events, 16 in parallel.
+ * E2E_PACKAGE_ROOT=<a built checkout>: its package.
+ */
+import { startSimulator, type Simulator } from '../simulator/server.ts';
+import {
+	CONCURRENCY_LIMIT,
+	FULL_QUEUE_PATHS,
+	fullQueueBurst,
+	fullQueueSettings,
+	fullQueueTestTimeoutMs,
+	postgresExecutions,
+	reportFullQueue,
+	type FullQueuePath,
+	type FullQueueRow,
+} from './harness/fullQueue.ts';
+import { simulatorCredential } from './harness/n8n.ts';
+import { startQueueN8n, type QueueN8nInstance } from './harness/queue.ts';
+import { e2eVersions } from './harness/runtime.ts';
+import type { CredentialRef } from './harness/workflows.ts';
+
+const SETTINGS = fullQueueSettings();
+const TEST_TIMEOUT_MS = fullQueueTestTimeoutMs();
+/** Issue 27's bound, as in full-queue-limit.e2e.test.ts: a retry of an event still waiting for the worker starts no execution of its own. */
+const MAX_EXECUTIONS_PER_EVENT = 1.25;
+const TRIGGER_PATHS: FullQueuePath[] = ['triggerDefaults', 'triggerRepeatKey'];
+
+describe.each(e2eVersions())(`n8n %s in queue mode, one worker at concurrency ${CONCURRENCY_LIMIT}: a burst into a slow workflow (issue 27)`, (version) => {
+	let simulator: Simulator;
+	let n8n: QueueN8nInstance;
+	let credential: CredentialRef;
+	const rows: FullQueueRow[] = [];
+	let webhookNode: FullQueueRow | undefined;
+
+	beforeAll(async () => {
+		simulator = await startSimulator({ recordBodies: false });
+		n8n = await startQueueN8n({ version, readyTimeoutMs: 300_000, extraEnv: { N8N_CONCURRENCY_PRODUCTION_LIMIT: String(CONCURRENCY_LIMIT) } });
+		credential = await simulatorCredential(n8n.api, simulator.url);
+	});
+
+	afterAll(async () => {
+		if (rows.length > 0) reportFullQueue(`queue-${version}`, `n8n ${version} in queue mode, one worker at concurrency ${CONCURRENCY_LIMIT}`, SETTINGS, rows);
+		await n8n?.stop();
+		await simulator?.close();
+	});
+
+	const burst = async (path: FullQueuePath) => {
+		const row = await fullQueueBurst({ n8n, path, settings: SETTINGS, simulator, credential, store: postgresExecutions(n8n) });
+		rows.push(row);
+		return row;
+	};
+
+	it(`the worker runs ${CONCURRENCY_LIMIT} jobs at a time; ${FULL_QUEUE_PATHS.webhookRespondImmediately}: measured for comparison, and n8n drains its queue`, async () => {
+		expect(n8n.processes.worker.logs()).toContain(` * Concurrency: ${CONCURRENCY_LIMIT}\n`);
+		webhookNode = await burst('webhookRespondImmediately');
+		expect(webhookNode.drained).toBe(true);
+	}, TEST_TIMEOUT_MS);
+
+	it.each(TRIGGER_PATHS.map((path) => [FULL_QUEUE_PATHS[path], path] as const))(
+		`%s: every event runs exactly once, at most ${MAX_EXECUTIONS_PER_EVENT} executions per event, at least as many answered 2xx as the Webhook node`,
+		async (_title, path) => {
+			const row = await burst(path);
+			expect({ drained: row.drained, ranNever: row.ranNever, ranTwiceOrMore: row.ranTwiceOrMore }).toEqual({ drained: true, ranNever: 0, ranTwiceOrMore: 0 });
+			expect(row.executions).toBeLessThanOrEqual(MAX_EXECUTIONS_PER_EVENT * row.events);
+			if (!webhookNode) throw new Error("The Webhook node's burst did not run: nothing to compare with");
+			expect(row.answered).toBeGreaterThanOrEqual(webhookNode.answered);
+		},
+		TEST_TIMEOUT_MS,
+	);
+});
