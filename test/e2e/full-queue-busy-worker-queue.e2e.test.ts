@@ -21,7 +21,7 @@ import {
 } from './harness/fullQueue.ts';
 import { simulatorCredential } from './harness/n8n.ts';
 import { startQueueN8n, type QueueN8nInstance } from './harness/queue.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import type { CredentialRef } from './harness/workflows.ts';
 
 const SETTINGS = fullQueueSettings();
@@ -30,7 +30,7 @@ const TEST_TIMEOUT_MS = fullQueueTestTimeoutMs();
 const MAX_EXECUTIONS_PER_EVENT = 1.25;
 const TRIGGER_PATHS: FullQueuePath[] = ['triggerDefaults', 'triggerRepeatKey'];
 
-describe.each(e2eVersions())(`n8n %s in queue mode, one worker at concurrency ${CONCURRENCY_LIMIT}: a burst into a slow workflow (issue 27)`, (version) => {
+describeEachVersion(`n8n %s in queue mode, one worker at concurrency ${CONCURRENCY_LIMIT}: a burst into a slow workflow (issue 27)`, (version) => {
 	let simulator: Simulator;
 	let n8n: QueueN8nInstance;
 	let credential: CredentialRef;

@@ -19,7 +19,7 @@ import {
 	type FullQueueRow,
 } from './harness/fullQueue.ts';
 import { simulatorCredential, startN8n, type N8nInstance } from './harness/n8n.ts';
-import { e2eVersions } from './harness/runtime.ts';
+import { describeEachVersion } from './harness/runtime.ts';
 import type { CredentialRef } from './harness/workflows.ts';
 
 const SETTINGS = fullQueueSettings();
@@ -33,7 +33,7 @@ const MAX_EXECUTIONS_PER_EVENT = 1.25;
 /** The trigger's paths: each must run every event exactly once, and answer no fewer deliveries than n8n's Webhook node. */
 const TRIGGER_PATHS: FullQueuePath[] = ['triggerDefaults', 'triggerRepeatKey'];
 
-describe.each(e2eVersions())(`n8n %s with N8N_CONCURRENCY_PRODUCTION_LIMIT=${CONCURRENCY_LIMIT}: a burst into a slow workflow (issue 27)`, (version) => {
+describeEachVersion(`n8n %s with N8N_CONCURRENCY_PRODUCTION_LIMIT=${CONCURRENCY_LIMIT}: a burst into a slow workflow (issue 27)`, (version) => {
 	let simulator: Simulator;
 	let n8n: N8nInstance;
 	let credential: CredentialRef;
