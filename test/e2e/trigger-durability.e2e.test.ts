@@ -266,7 +266,7 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 	// execution only inside an execution n8n stopped (canceled or crashed) after the trigger answered; none
 	// may double. An execution n8n cancels before the answer gets the sender an error, and its retry must
 	// then run as a new event (docs/trigger.md), not be acknowledged as a repeat.
-	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, all answered, none doubled; an answered event is missing only from an execution n8n stopped after the answer (n8n's documented Restarts limit: 2.x keeps each in it, 1.x's kept none matched by such executions), never because its retry after a cancellation was taken for a repeat`, async () => {
+	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, all answered, none doubled; an answered event is missing only from an execution n8n stopped after the answer (n8n's documented Restarts limit: 2.x keeps each in it, 1.x's kept none matched by such executions), and on 1.x at most the one execution recording when n8n cancelled it lets its retry be taken for a repeat`, async () => {
 		const before = n8n;
 		let restarts = 0;
 		let restarting: Promise<unknown> | undefined;
@@ -310,12 +310,13 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		// n8n stops executions at shutdown by cancelling them (1.x) or leaving them to be marked crashed; no other kind of failure.
 		expect(stopped.filter((execution) => !['canceled', 'crashed'].includes(execution.status))).toEqual([]);
 		// An event whose execution n8n cancelled before the answer, then acknowledged as a repeat when sent
-		// again, runs nowhere. The trigger takes back the key a cancelled execution recorded; n8n 1.x marks the
-		// execution cancelled and may exit without waiting for that node code, so a take-back that was under
-		// way then can be cut off (measured: 1 of 20-21 such cancellations per restart; 21 of 21 before the
-		// take-back). That is part of 1.x's Restarts limit (docs/trigger.md); 2.x cancels nothing at shutdown.
-		if (version.startsWith('2.')) expect(repeatAfterCancel).toBe(0);
-		else expect(repeatAfterCancel).toBeLessThanOrEqual(cancelledBeforeAnswer);
+		// again, runs nowhere. The trigger takes back the key a cancelled execution recorded, and one waiting
+		// to record records nothing. n8n 1.x marks the execution cancelled and exits without waiting for that
+		// node code, so the take-back of the one execution that was recording at that moment (the trigger
+		// records one delivery at a time per process) can be cut off: at most one per trigger and restart
+		// (measured: 1 of 21 cancellations, in each of 4 runs; 21 of 21 before the take-back). That is part
+		// of 1.x's Restarts limit (docs/trigger.md); 2.x cancels nothing at shutdown.
+		expect(repeatAfterCancel).toBeLessThanOrEqual(version.startsWith('2.') ? 0 : 1);
 		// Each stopped execution was started by one delivery attempt: an event answered before n8n stopped it,
 		// or an attempt n8n cancelled before the answer. More of both than stopped executions would be an
 		// answered event in no execution at all.
