@@ -2,7 +2,8 @@
  * `npm run screenshots`: signs in to the editor with Debian's chromium (through playwright-core, with the
  * browser test's helpers in test/e2e/harness/browser.ts) and saves PNGs of the package's nodes into
  * docs/screenshots/, for the README. Uses a running `npm run demo` (N8N_PORT, default 5678) when there is
- * one; otherwise starts its own n8n and simulator with the examples, and stops them. Installs chromium
+ * one (with SIMULATOR_URL, its simulator's address, for the trigger's output); otherwise starts its own
+ * n8n and simulator with the examples, and stops them. Installs chromium
  * when it is missing and we are root (as the browser test does).
  */
 import { join } from 'node:path';
@@ -57,7 +58,32 @@ async function picture(page: Page, file: string): Promise<void> {
 	process.stdout.write(`  ${await shoot(page, OUT_DIR, file)}\n`);
 }
 
-async function capture(url: string): Promise<void> {
+/**
+ * A call.ended event received by the trigger: "Execute step" listens for a test event, the simulator
+ * sends one to the modules that registered (its own shape: the service's interface shows none), and
+ * the output shows the item in the JSON view.
+ */
+async function triggerOutput(page: Page, url: string, simulatorUrl: string): Promise<void> {
+	await openWorkflowByName(page, url, CALL_ENDED);
+	await openNode(page, 'Call Ended');
+	const listening = page.waitForResponse((response) => response.request().method() === 'POST' && /\/rest\/workflows\/[^/]+\/run$/.test(response.url()));
+	await page.click('[data-test-id="ndv"] [data-test-id="node-execute-button"]');
+	await listening;
+	const delivered = await fetch(`${simulatorUrl}/__sim/deliver`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ event_type: 'call.ended' }),
+	});
+	if (!delivered.ok) throw new Error(`The simulator did not deliver call.ended: HTTP ${delivered.status}`);
+	const output = page.locator('[data-test-id="output-panel"]');
+	await output.locator('[data-test-id="node-run-status-success"]').first().waitFor();
+	await output.locator('[data-test-id="radio-button-json"]').click();
+	await page.waitForTimeout(SETTLE_MS);
+	await picture(page, 'trigger-output.png');
+	await page.keyboard.press('Escape');
+}
+
+async function capture(url: string, simulatorUrl: string | undefined): Promise<void> {
 	const browser = await launchEditorBrowser();
 	const { page } = browser;
 	// The editor's first load (its bundle compiled and cached by n8n) can take more than playwright's
@@ -109,6 +135,9 @@ async function capture(url: string): Promise<void> {
 		await picture(page, 'trigger-event-picker.png');
 		await page.keyboard.press('Escape');
 
+		if (simulatorUrl) await triggerOutput(page, url, simulatorUrl);
+		else process.stdout.write('  trigger-output.png left as it is: set SIMULATOR_URL to the running demo\'s simulator address\n');
+
 		// The MCP example: three tools behind the MCP Server Trigger, and the human review step on an agent's tool.
 		await openWorkflowByName(page, url, MCP_TOOLS);
 		await picture(page, 'mcp-campaign-tools.png');
@@ -138,6 +167,7 @@ async function capture(url: string): Promise<void> {
 async function main(): Promise<void> {
 	await ensureChromium();
 	let url = await runningDemo();
+	let simulatorUrl = process.env.SIMULATOR_URL;
 	let own: { n8n?: N8nInstance; simulator?: Simulator } | undefined;
 	if (url) {
 		process.stdout.write(`Using the running demo at ${url}\n`);
@@ -148,10 +178,11 @@ async function main(): Promise<void> {
 		own.n8n = await startN8n({ version: '2.41.1', withPackage: true, readyTimeoutMs: 600_000 });
 		await installExamples(own.n8n, own.simulator.url);
 		url = own.n8n.url;
+		simulatorUrl = own.simulator.url;
 	}
 	try {
 		process.stdout.write(`Screenshots in ${OUT_DIR}:\n`);
-		await capture(url);
+		await capture(url, simulatorUrl);
 	} finally {
 		await own?.n8n?.stop();
 		await own?.simulator?.close();
