@@ -1,8 +1,8 @@
 /**
  * n8n in queue mode, as users scale it past one process: a private Redis and Postgres, then `n8n start`
- * (the main: editor, API, trigger activation), `n8n worker` (runs the executions) and `n8n webhook` (serves
- * production webhooks and enqueues their executions), all on 127.0.0.1 and free ports, sharing one user
- * folder (with the package installed), encryption key, database and queue.
+ * (the main: editor, API, trigger activation), one or more `n8n worker` (run the executions) and `n8n webhook`
+ * (serves production webhooks and enqueues their executions), all on 127.0.0.1 and free ports, sharing one
+ * user folder (with the package installed), encryption key, database and queue.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +29,10 @@ export interface QueueStartOptions {
 	extraEnv?: Record<string, string>;
 	/** For each n8n process; default 120 s. */
 	readyTimeoutMs?: number;
+	/** How many `n8n worker` processes take jobs from the queue; default 1. */
+	workers?: number;
+	/** Jobs each worker runs at once (N8N_CONCURRENCY_PRODUCTION_LIMIT, which a worker takes over its --concurrency); default n8n's (10). */
+	workerConcurrency?: number;
 }
 
 export type QueueRole = 'main' | 'worker' | 'webhook';
@@ -49,11 +53,13 @@ export interface QueueProcess {
 export interface QueueN8nInstance extends N8nInstance {
 	/** `webhookUrl` is the webhook process's URL; `url`, `port`, `logFile` are the main's. */
 	processes: Record<QueueRole, QueueProcess>;
+	/** Every worker, `processes.worker` first. */
+	workers: QueueProcess[];
 	redis: { port: number; logFile: string };
 	postgres: { port: number; logFile: string; database: string; user: string; password: string };
 	/** The temp folder with the user folder, every log, and the Redis and Postgres data; stop() removes it unless E2E_KEEP_WORK is set. */
 	workDir: string;
-	/** Stops the worker or webhook process and starts it again on the same port and log file, as an administrator restarts one. */
+	/** Stops the (first) worker or the webhook process and starts it again on the same port and log file, as an administrator restarts one. */
 	restart(role: Exclude<QueueRole, 'main'>): Promise<void>;
 }
 
@@ -71,7 +77,7 @@ const DB_PASSWORD = 'campaign-calling-e2e';
 const SERVICE_READY_MS = 60_000;
 const execFileAsync = promisify(execFile);
 
-/** Starts Redis, Postgres and n8n's main, worker and webhook processes, and signs in on the main. */
+/** Starts Redis, Postgres and n8n's main, worker(s) and webhook processes, and signs in on the main. */
 export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8nInstance> {
 	// Postgres holds n8n's data, so n8n's native SQLite module is never loaded.
 	const runtime = await ensureRuntime(options.version, { sqlite3: false });
@@ -103,12 +109,11 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 			startPostgres(services.postgresBin, workDir, own),
 			options.withPackage === false ? Promise.resolve(undefined) : installPackage(userFolder, options.packageRoot),
 		]);
-		const ports = { main: await freePort(), worker: await freePort(), webhook: await freePort() };
-		const urls = {
-			main: `http://127.0.0.1:${ports.main}/`,
-			worker: `http://127.0.0.1:${ports.worker}/`,
-			webhook: `http://127.0.0.1:${ports.webhook}/`,
-		};
+		const workerCount = options.workers ?? 1;
+		const ports = { main: await freePort(), webhook: await freePort(), workers: [] as number[] };
+		for (let index = 0; index < workerCount; index++) ports.workers.push(await freePort());
+		const url = (port: number) => `http://127.0.0.1:${port}/`;
+		const urls = { main: url(ports.main), webhook: url(ports.webhook) };
 		const shared = {
 			EXECUTIONS_MODE: 'queue',
 			DB_TYPE: 'postgresdb',
@@ -120,26 +125,39 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 			QUEUE_BULL_REDIS_PORT: String(redis.port),
 		};
-		const roleEnv: Record<QueueRole, Record<string, string>> = {
-			main: {},
-			// The worker's only server is its health check, on a port of its own.
-			worker: {
-				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-				QUEUE_HEALTH_CHECK_PORT: String(ports.worker),
-				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-			},
-			webhook: {},
+		/** One n8n process: the main, the webhook process, or worker `index` (0 is `processes.worker`). */
+		interface Slot {
+			role: QueueRole;
+			port: number;
+			url: string;
+			/** In log lines and file names: `worker`, then `worker-2`, `worker-3`… */
+			name: string;
+		}
+		const slots = {
+			main: { role: 'main', port: ports.main, url: urls.main, name: 'main' } as Slot,
+			webhook: { role: 'webhook', port: ports.webhook, url: urls.webhook, name: 'webhook' } as Slot,
+			workers: ports.workers.map((port, index): Slot => ({ role: 'worker', port, url: url(port), name: index === 0 ? 'worker' : `worker-${index + 1}` })),
 		};
-		const spawnRole = async (role: QueueRole) => {
+		const roleEnv = (slot: Slot): Record<string, string> =>
+			slot.role !== 'worker'
+				? {}
+				: {
+						// The worker's only server is its health check, on a port of its own.
+						QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+						QUEUE_HEALTH_CHECK_PORT: String(slot.port),
+						N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+						...(options.workerConcurrency === undefined ? {} : { N8N_CONCURRENCY_PRODUCTION_LIMIT: String(options.workerConcurrency) }),
+					};
+		const spawnRole = async (slot: Slot) => {
 			// Every process registers and shows the webhook process's URL, as users' load balancers route it.
 			const env = await n8nEnv(runtime, {
 				userFolder,
-				port: ports[role],
+				port: slot.port,
 				editorUrl: urls.main,
 				webhookUrl: urls.webhook,
-				extraEnv: { ...shared, ...roleEnv[role], ...options.extraEnv },
+				extraEnv: { ...shared, ...roleEnv(slot), ...options.extraEnv },
 			});
-			return own(spawnN8n(runtime, COMMANDS[role], env, join(workDir, `n8n-${role}.log`), `n8n ${options.version} ${role}`));
+			return own(spawnN8n(runtime, COMMANDS[slot.role], env, join(workDir, `n8n-${slot.name}.log`), `n8n ${options.version} ${slot.name}`));
 		};
 
 		/**
@@ -148,64 +166,71 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 		 * only once the previous one has written its own.
 		 */
 		const journal = join(userFolder, '.n8n', 'crash.journal');
-		const spawnWithOwnJournal = async (role: QueueRole) => {
+		const spawnWithOwnJournal = async (slot: Slot) => {
 			rmSync(journal, { force: true });
-			const server = await spawnRole(role);
+			const server = await spawnRole(slot);
 			await waitUntil('past its crash-journal check', server, () => existsSync(journal), options.readyTimeoutMs ?? 120_000);
 			return server;
 		};
 
 		log(`n8n ${options.version} queue mode: starting the main on ${urls.main} (work folder ${workDir})`);
-		const main = await spawnRole('main');
+		const main = await spawnRole(slots.main);
 		// The main migrates the database; the worker and webhook processes expect it migrated.
 		const mainReadyMs = await waitUntilReady(main, urls.main, { rest: true, timeoutMs: options.readyTimeoutMs });
-		log(`n8n ${options.version} queue mode: main ready in ${seconds(mainReadyMs)}; starting the worker and webhook processes`);
+		log(`n8n ${options.version} queue mode: main ready in ${seconds(mainReadyMs)}; starting ${workerCount} worker(s) and the webhook process`);
 		/**
 		 * Readiness, and for the webhook process its webhook routes: /healthz/readiness answers before they
 		 * are mounted, and until then n8n 1.x answers a webhook call 404 "Cannot POST /webhook/...". A
 		 * restarted process appends to the same log, so its own line is the one after `linesBefore`.
 		 */
-		const waitUntilServing = async (role: Exclude<QueueRole, 'main'>, server: LoggedProcess, linesBefore = 0) => {
-			const readyMs = await waitUntilReady(server, urls[role], { rest: false, timeoutMs: options.readyTimeoutMs });
-			if (role === 'webhook') {
+		const waitUntilServing = async (slot: Slot, server: LoggedProcess, linesBefore = 0) => {
+			const readyMs = await waitUntilReady(server, slot.url, { rest: false, timeoutMs: options.readyTimeoutMs });
+			if (slot.role === 'webhook') {
 				await waitUntil('listening for webhooks', server, () => listeningLines(server) > linesBefore, options.readyTimeoutMs ?? 120_000);
 			}
 			return readyMs;
 		};
-		const worker = await spawnWithOwnJournal('worker');
-		const webhook = await spawnWithOwnJournal('webhook');
-		const [workerReadyMs, webhookReadyMs] = await allOrFirstError([waitUntilServing('worker', worker), waitUntilServing('webhook', webhook)]);
+		const workerServers: LoggedProcess[] = [];
+		for (const slot of slots.workers) workerServers.push(await spawnWithOwnJournal(slot));
+		const webhook = await spawnWithOwnJournal(slots.webhook);
+		const [webhookReadyMs, ...workerReadyMs] = await allOrFirstError([
+			waitUntilServing(slots.webhook, webhook),
+			...workerServers.map((server, index) => waitUntilServing(slots.workers[index], server)),
+		]);
 		const startToReadyMs = Date.now() - main.startedAt;
 		log(
 			`n8n ${options.version} queue mode: ready in ${seconds(startToReadyMs)} ` +
-				`(main ${seconds(mainReadyMs)}, worker ${seconds(workerReadyMs)}, webhook ${seconds(webhookReadyMs)})`,
+				`(main ${seconds(mainReadyMs)}, ${slots.workers.map((slot, index) => `${slot.name} ${seconds(workerReadyMs[index])}`).join(', ')}, webhook ${seconds(webhookReadyMs)})`,
 		);
 
-		const summary = (role: QueueRole, server: LoggedProcess, readyMs: number): QueueProcess => ({
-			role,
-			url: urls[role],
-			port: ports[role],
+		const summary = (slot: Slot, server: LoggedProcess, readyMs: number): QueueProcess => ({
+			role: slot.role,
+			url: slot.url,
+			port: slot.port,
 			logFile: server.logFile,
 			logs: server.logs,
 			startToReadyMs: readyMs,
 			rssMb: () => groupRssMb(server.child.pid),
 		});
+		const workers = workerServers.map((server, index) => summary(slots.workers[index], server, workerReadyMs[index]));
 		const processes = {
-			main: summary('main', main, mainReadyMs),
-			worker: summary('worker', worker, workerReadyMs),
-			webhook: summary('webhook', webhook, webhookReadyMs),
+			main: summary(slots.main, main, mainReadyMs),
+			worker: workers[0],
+			webhook: summary(slots.webhook, webhook, webhookReadyMs),
 		};
-		const running: Record<Exclude<QueueRole, 'main'>, LoggedProcess> = { worker, webhook };
+		const running: Record<Exclude<QueueRole, 'main'>, LoggedProcess> = { worker: workerServers[0], webhook };
 		const restart = async (role: Exclude<QueueRole, 'main'>) => {
+			const slot = role === 'worker' ? slots.workers[0] : slots.webhook;
 			const linesBefore = listeningLines(running[role]);
 			await running[role].stop();
 			log(`n8n ${options.version} queue mode: restarting the ${role}`);
-			running[role] = await spawnWithOwnJournal(role);
-			const readyMs = await waitUntilServing(role, running[role], linesBefore);
-			processes[role] = summary(role, running[role], readyMs);
+			running[role] = await spawnWithOwnJournal(slot);
+			const readyMs = await waitUntilServing(slot, running[role], linesBefore);
+			processes[role] = summary(slot, running[role], readyMs);
+			if (role === 'worker') workers[0] = processes.worker;
 		};
 		const logs = (lines?: number) =>
-			Object.values(processes)
+			[processes.main, ...workers, processes.webhook]
 				.map((each) => `--- n8n ${each.role} (${each.logFile}) ---\n${lines ? tail(each.logs(), lines) : each.logs()}`)
 				.join('\n');
 		const session = await openSession(urls.main, urls.webhook, () => logs(25));
@@ -223,6 +248,7 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 			logs: () => logs(),
 			stop,
 			processes,
+			workers,
 			redis: { port: redis.port, logFile: redis.server.logFile },
 			postgres: { port: postgres.port, logFile: postgres.server.logFile, database: DB_NAME, user: DB_USER, password: DB_PASSWORD },
 			workDir,

@@ -1,0 +1,135 @@
+/**
+ * Ignore Repeats (at its default: the whole event is the key) in queue mode with two workers (run by
+ * `npm run test:queue`): the trigger → a Set node marking the event. Each event is sent as two copies at
+ * the same moment, either both to the webhook process (the trigger's in-flight wait holds the second one)
+ * or one to the webhook process and one to the main (both serve production webhooks in queue mode), whose
+ * executions then run on the two workers at once. Runs are counted in n8n's Postgres database.
+ *
+ * n8n's deduplication store gives a node no atomic check-and-record across processes: its
+ * checkProcessedAndRecord (package `n8n`, dist/deduplication/deduplication-helper.js, DeduplicationHelper
+ * .checkProcessedAndRecord → handleHashedItems; the same on 1.123.81) reads the node's one row
+ * (findOne), adds the new hashes in memory and writes the row back (update) with no lock or transaction.
+ * Two workers recording the same key at once can both find it new. The second case measures how often.
+ */
+import { randomUUID } from 'node:crypto';
+import { startSimulator, type Simulator } from '../simulator/server.ts';
+import { SECRET_HEADER, countBy, inPool, registeredSecret, sendDelivery, triggerUrl, type DeliveryAnswer } from './harness/deliveries.ts';
+import { drainedExecutions, postgresExecutions, type StoredExecution } from './harness/fullQueue.ts';
+import { simulatorCredential } from './harness/n8n.ts';
+import { log } from './harness/process.ts';
+import { startQueueN8n, type QueueN8nInstance } from './harness/queue.ts';
+import { describeEachVersion } from './harness/runtime.ts';
+import { campaignCallingTriggerNode, setNode, triggerWorkflow, type CredentialRef } from './harness/workflows.ts';
+
+const EVENTS = Number(process.env.E2E_TWO_WORKERS_EVENTS ?? 50);
+/** Events whose two copies are in flight at once. */
+const PAIRS_AT_ONCE = 4;
+const WORKER_CONCURRENCY = 4;
+/** The in-flight wait's bound, as in the full-queue suites: a copy that waits for the first starts no execution. */
+const MAX_EXECUTIONS_PER_EVENT = 1.25;
+const MARKER_NODE = 'Marker';
+const TEST_TIMEOUT_MS = 10 * 60_000;
+
+interface PairsResult {
+	events: number;
+	executions: number;
+	executionsByStatus: Record<string, number>;
+	answers: Record<string, number>;
+	/** Events with at least one copy answered 200. */
+	eventsAnswered: number;
+	ranNever: number;
+	ranOnce: number;
+	ranTwiceOrMore: number;
+	/** Executions each worker started for this workflow, from its log. */
+	perWorker: number[];
+}
+
+describeEachVersion('n8n %s in queue mode with two workers: Ignore Repeats at its default, two copies of each event at the same moment', (version) => {
+	let simulator: Simulator;
+	let n8n: QueueN8nInstance;
+	let credential: CredentialRef;
+
+	beforeAll(async () => {
+		simulator = await startSimulator({ recordBodies: false });
+		n8n = await startQueueN8n({ version, readyTimeoutMs: 300_000, workers: 2, workerConcurrency: WORKER_CONCURRENCY });
+		credential = await simulatorCredential(n8n.api, simulator.url);
+	}, TEST_TIMEOUT_MS);
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await simulator?.close();
+	});
+
+	/** Sends each event's two copies together, to the two n8n processes `targets` names, then counts runs once n8n's queue drained. */
+	const sendPairs = async (label: string, targets: (n8n: QueueN8nInstance) => [string, string]): Promise<PairsResult> => {
+		const trigger = campaignCallingTriggerNode(['call.ended'], credential);
+		const created = await n8n.api.createWorkflow(triggerWorkflow(`two workers: ${label}`, trigger, [setNode(MARKER_NODE, { marker: '={{ $json.data.marker }}' })]));
+		await n8n.api.activate(created.id);
+		const path = triggerUrl(n8n, trigger).slice(n8n.webhookUrl.length);
+		const secret = registeredSecret(simulator, triggerUrl(n8n, trigger));
+		const markers = Array.from({ length: EVENTS }, (_, index) => `${label}-${index}`);
+		const logMarks = n8n.workers.map((worker) => worker.logs().length);
+
+		const started = Date.now();
+		const answers = await inPool(markers, PAIRS_AT_ONCE, async (marker) => {
+			const body = JSON.stringify({ event_type: 'call.ended', event_id: randomUUID(), data: { marker } });
+			const send = (base: string): Promise<DeliveryAnswer> =>
+				sendDelivery(`${base}${path}`, { headers: [['content-type', 'application/json'], [SECRET_HEADER, secret]], body });
+			return await Promise.all(targets(n8n).map(send));
+		});
+		const { executions, drained } = await drainedExecutions(postgresExecutions(n8n), created.id, 5 * 60_000);
+		await n8n.api.deactivate(created.id);
+		expect(drained).toBe(true);
+
+		const runs = countBy(markersRun(executions), (marker) => marker);
+		const runsPerEvent = markers.map((marker) => runs[marker] ?? 0);
+		const result: PairsResult = {
+			events: EVENTS,
+			executions: executions.length,
+			executionsByStatus: countBy(executions, (execution) => execution.status),
+			answers: countBy(answers.flat(), (answer) => String(answer.status)),
+			eventsAnswered: answers.filter((pair) => pair.some((answer) => answer.status === 200)).length,
+			ranNever: runsPerEvent.filter((count) => count === 0).length,
+			ranOnce: runsPerEvent.filter((count) => count === 1).length,
+			ranTwiceOrMore: runsPerEvent.filter((count) => count >= 2).length,
+			perWorker: n8n.workers.map((worker, index) => (worker.logs().slice(logMarks[index]).match(/Worker started execution/g) ?? []).length),
+		};
+		log(`two workers, n8n ${version}, ${label}: ${JSON.stringify(result)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+		return result;
+	};
+
+	it(`the two workers run ${WORKER_CONCURRENCY} jobs each at a time`, () => {
+		expect(n8n.workers).toHaveLength(2);
+		for (const worker of n8n.workers) expect(worker.logs()).toContain(` * Concurrency: ${WORKER_CONCURRENCY}\n`);
+	});
+
+	it(`copies sent to the webhook process: each of ${EVENTS} events runs exactly once, at most ${MAX_EXECUTIONS_PER_EVENT} executions per event`, async () => {
+		const result = await sendPairs('webhook-webhook', (n8n) => [n8n.webhookUrl, n8n.webhookUrl]);
+		expect(result.answers).toEqual({ 200: 2 * EVENTS });
+		expect({ ranNever: result.ranNever, ranTwiceOrMore: result.ranTwiceOrMore }).toEqual({ ranNever: 0, ranTwiceOrMore: 0 });
+		expect(result.executions).toBeLessThanOrEqual(MAX_EXECUTIONS_PER_EVENT * EVENTS);
+	}, TEST_TIMEOUT_MS);
+
+	it(
+		"copies sent to the webhook process and the main, run on both workers at once: measures n8n's limit (no lock across processes in its " +
+			'deduplication store): no event is lost, and how many ran twice is logged',
+		async () => {
+			const result = await sendPairs('webhook-main', (n8n) => [n8n.webhookUrl, n8n.url]);
+			// Each event had a copy answered 200. The other one may not be: two processes that both find the
+			// node's row missing both insert it, and one insert can fail (n8n answers 500; the service retries).
+			expect(result.eventsAnswered).toBe(EVENTS);
+			// Both workers took this case's executions: the copies did meet on two processes.
+			expect(result.perWorker.every((count) => count > 0)).toBe(true);
+			expect(result.ranNever).toBe(0);
+			log(`two workers, n8n ${version}: ${result.ranTwiceOrMore} of ${EVENTS} events ran twice (n8n's store has no lock across processes)`);
+		},
+		TEST_TIMEOUT_MS,
+	);
+});
+
+/** The markers of the events whose Marker node ran, once per run. */
+function markersRun(executions: StoredExecution[]): string[] {
+	return executions.flatMap((execution) =>
+		(execution.data?.resultData.runData[MARKER_NODE] ?? []).flatMap((run) => (run.data?.main?.[0] ?? []).map((item) => String(item.json.marker))),
+	);
+}
