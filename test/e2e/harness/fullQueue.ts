@@ -330,3 +330,23 @@ export function reportFullQueue(name: string, title: string, settings: FullQueue
 	writeFileSync(join(dir, `${name}.md`), `${table}\n`);
 	log(`\n${table}\n`);
 }
+
+/**
+ * Issue 27's bound: a retry of an event that is still queued (for a slot, or for a worker) starts no
+ * execution of its own, so the executions stay close to the events (the slack is for a retry that
+ * arrives while its event's execution is being created).
+ */
+export const MAX_EXECUTIONS_PER_EVENT = 1.25;
+
+/** The trigger's paths: each must run every event exactly once, and answer no fewer deliveries than n8n's Webhook node. */
+export const TRIGGER_PATHS: FullQueuePath[] = ['triggerDefaults', 'triggerRepeatKey'];
+
+export const TRIGGER_PATH_TITLE = `%s: every event runs exactly once, at most ${MAX_EXECUTIONS_PER_EVENT} executions per event, at least as many answered 2xx as the Webhook node`;
+
+/** What a trigger path's burst must show, against n8n's Webhook node's burst in the same n8n. */
+export function expectEachEventOnce(row: FullQueueRow, webhookNode: FullQueueRow | undefined): void {
+	expect({ drained: row.drained, ranNever: row.ranNever, ranTwiceOrMore: row.ranTwiceOrMore }).toEqual({ drained: true, ranNever: 0, ranTwiceOrMore: 0 });
+	expect(row.executions).toBeLessThanOrEqual(MAX_EXECUTIONS_PER_EVENT * row.events);
+	if (!webhookNode) throw new Error("The Webhook node's burst did not run: nothing to compare with");
+	expect(row.answered).toBeGreaterThanOrEqual(webhookNode.answered);
+}
