@@ -50,15 +50,18 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const repeatsOf = (count: number) => (checkRepeats ? count : undefined);
 
 	let passed = selected;
+	// Answers already seen failing: never waited for twice, whatever order the in-flight record is cleared in.
+	const failed = new Set<Promise<boolean>>();
 	for (;;) {
 		passed = selected.filter(({ key }) => key === undefined || !isRecordedRepeat(trigger, key));
 		if (passed.length === 0) return { webhookResponse: acknowledgement(received, 0, repeatsOf(selected.length)) };
 		const earlier = passed.map(({ key }) => (key === undefined ? undefined : earlierAnswer(trigger, key)));
-		if (earlier.some((answer) => answer === undefined)) break;
+		if (earlier.some((answer) => answer === undefined || failed.has(answer))) break;
 		const accepted = await awaitEarlierAnswers(earlier as Array<Promise<boolean>>, response);
 		if (accepted === undefined) return { noWebhookResponse: true };
 		if (accepted) return { webhookResponse: acknowledgement(received, 0, repeatsOf(selected.length)) };
 		// An earlier execution failed: look again, and start one for this delivery unless another retry did.
+		for (const answer of earlier) failed.add(answer as Promise<boolean>);
 	}
 
 	const keysInFlightHere = passed.flatMap(({ key }) =>
