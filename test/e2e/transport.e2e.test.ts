@@ -78,7 +78,7 @@ describe.each(e2eVersions())('the transport in n8n %s', (version) => {
 
 		it.each([
 			['Campaign → Get', 'redirect-get-campaign', { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId }, '/v1/campaigns/by-id/', 'Get Campaign'],
-			['Add to Campaign', 'redirect-add-contact', { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, firstName: 'Ada', lastName: 'Lovelace', phoneNumber: '+14155550199' }, '/addToCampaign/', 'Add Contacts'],
+			['Add to Campaign', 'redirect-add-contact', { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, firstName: 'Ada', lastName: 'Lovelace', phoneNumber: '+14155550199' }, '/addToCampaign/', 'Add to Campaign'],
 		])('%s follows none: fails naming the operation, the status and the origin; the other origin receives nothing', async (label, path, parameters, faultPath, operation) => {
 			simulator.injectFault({ kind: 'redirect', path: faultPath, location: `${elsewhere.url}${faultPath}x?key=${DEMO.apiKey}` });
 			const execution = await runAction(path, parameters);
