@@ -1,6 +1,6 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { cacheRecordedKeys } from './repeats';
+import { cacheRecordedKeys, triggerEventKey } from './repeats';
 
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
@@ -21,11 +21,9 @@ export const IN_FLIGHT_LIMIT_MS = 60 * 60_000;
 /** Bounds the map as the recorded-key cache is bounded; the oldest entries go first. */
 const MAX_IN_FLIGHT = 50_000;
 
-const entryKey = (trigger: string, hash: string) => `${trigger}\n${hash}`;
-
 /** The answer to the earlier delivery of this event that n8n is still running, if there is one here. */
 export function earlierAnswer(trigger: string, hash: string): Promise<boolean> | undefined {
-	const key = entryKey(trigger, hash);
+	const key = triggerEventKey(trigger, hash);
 	const entry = inFlight.get(key);
 	if (entry === undefined) return undefined;
 	if (Date.now() - entry.since > IN_FLIGHT_LIMIT_MS) {
@@ -45,12 +43,12 @@ export function trackAnswer(trigger: string, hashes: string[], response: Deliver
 	const answered = whenAnswered(response);
 	const since = Date.now();
 	for (const hash of hashes) {
-		inFlight.set(entryKey(trigger, hash), { since, answered });
+		inFlight.set(triggerEventKey(trigger, hash), { since, answered });
 		if (inFlight.size > MAX_IN_FLIGHT) inFlight.delete(inFlight.keys().next().value as string);
 	}
 	void answered.then((accepted) => {
 		for (const hash of hashes) {
-			const key = entryKey(trigger, hash);
+			const key = triggerEventKey(trigger, hash);
 			if (inFlight.get(key)?.answered === answered) inFlight.delete(key);
 		}
 		if (accepted) cacheRecordedKeys(trigger, hashes);

@@ -79,10 +79,11 @@ function canonicalJson(value: unknown): string {
 export const MAX_CACHED_KEYS = 50_000;
 const recordedKeys = new Map<string, true>();
 
-const cacheKey = (trigger: string, hash: string) => `${trigger}\n${hash}`;
+/** One trigger's event key among all triggers' in this process (the recorded-key cache, the in-flight events). */
+export const triggerEventKey = (trigger: string, hash: string) => `${trigger}\n${hash}`;
 
 export function isRecordedRepeat(trigger: string, hash: string): boolean {
-	return recordedKeys.has(cacheKey(trigger, hash));
+	return recordedKeys.has(triggerEventKey(trigger, hash));
 }
 
 /**
@@ -91,7 +92,7 @@ export function isRecordedRepeat(trigger: string, hash: string): boolean {
  */
 export function cacheRecordedKeys(trigger: string, hashes: string[]): void {
 	for (const hash of hashes) {
-		const key = cacheKey(trigger, hash);
+		const key = triggerEventKey(trigger, hash);
 		recordedKeys.delete(key);
 		recordedKeys.set(key, true);
 		if (recordedKeys.size > MAX_CACHED_KEYS) recordedKeys.delete(recordedKeys.keys().next().value as string);
