@@ -1,6 +1,7 @@
+import { updateDisplayOptions } from 'n8n-workflow';
+
 import { getCampaign } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
 import { requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
@@ -21,7 +22,7 @@ export const SIMPLIFIED_CAMPAIGN_FIELDS = [
 
 const LEADING_FIELDS = ['id', 'name', 'status'] as const;
 
-export const description = forOperation('campaign', 'get', [campaignIdProperty, simplifyProperty(SIMPLIFIED_CAMPAIGN_FIELDS)]);
+export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['get'] } }, [campaignIdProperty, simplifyProperty(SIMPLIFIED_CAMPAIGN_FIELDS)]);
 
 export const operation: PerItemOperation<{ campaignId: string; simplify: boolean }> = {
 	kind: 'perItem',

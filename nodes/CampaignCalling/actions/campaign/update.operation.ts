@@ -1,8 +1,8 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { updateCampaign } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import {
 	InvalidInputError,
 	parseIntegerList,
@@ -36,7 +36,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = forOperation('campaign', 'update', properties);
+export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['update'] } }, properties);
 
 function convert(field: UpdateField, value: unknown): unknown {
 	const label = `Update Fields → ${field.displayName}`;

@@ -1,9 +1,9 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ContactInput } from '../../../shared/service';
 import { addContacts } from '../../../shared/service';
 import type { BatchedOperation, BatchShare } from '../types';
-import { forOperation } from '../shared/display';
 import { InvalidInputError, requireIntegerInRange, requireUuid } from '../../../shared/validation';
 import { campaignIdHint } from '../campaign/fields';
 import type { InputMode } from './contactInput';
@@ -159,7 +159,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = forOperation('contact', 'addToCampaign', properties);
+export const description = updateDisplayOptions({ show: { resource: ['contact'], operation: ['addToCampaign'] } }, properties);
 
 export const operation: BatchedOperation<ContactInput> = {
 	kind: 'batched',

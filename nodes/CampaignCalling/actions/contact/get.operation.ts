@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getContact } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
 import { requireUuid } from '../../../shared/validation';
 
@@ -39,7 +39,7 @@ const properties: INodeProperties[] = [
 	simplifyProperty(SIMPLIFIED_CONTACT_FIELDS),
 ];
 
-export const description = forOperation('contact', 'get', properties);
+export const description = updateDisplayOptions({ show: { resource: ['contact'], operation: ['get'] } }, properties);
 
 export const operation: PerItemOperation<{ contactId: string; simplify: boolean }> = {
 	kind: 'perItem',

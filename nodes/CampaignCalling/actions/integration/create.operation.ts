@@ -1,9 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createIntegrationModule } from '../../../shared/service';
 import { INTEGRATION_TYPES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import type { DeliverySettings } from '../../../shared/moduleSettings';
 import { deliveryProperties, readDeliverySettings } from '../../../shared/moduleSettings';
 import { InvalidInputError, quote } from '../../../shared/validation';
@@ -21,7 +21,7 @@ const properties: INodeProperties[] = [
 	...deliveryProperties('The address the service sends campaign data to, starting with https:// or http://'),
 ];
 
-export const description = forOperation('integration', 'create', properties);
+export const description = updateDisplayOptions({ show: { resource: ['integration'], operation: ['create'] } }, properties);
 
 interface PreparedIntegration {
 	type: string;

@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { listWebhookFlows } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
 import { InvalidInputError, requireIntegerInRange } from '../../../shared/validation';
 
@@ -49,7 +49,7 @@ const properties: INodeProperties[] = [
 	simplifyProperty(SIMPLIFIED_FLOW_FIELDS),
 ];
 
-export const description = forOperation('webhookFlow', 'getAll', properties);
+export const description = updateDisplayOptions({ show: { resource: ['webhookFlow'], operation: ['getAll'] } }, properties);
 
 interface PreparedListing {
 	workspaceId: string;

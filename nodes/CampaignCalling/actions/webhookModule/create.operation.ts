@@ -1,9 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createWebhookModule } from '../../../shared/service';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import type { DeliverySettings } from '../../../shared/moduleSettings';
 import { deliveryProperties, readDeliverySettings } from '../../../shared/moduleSettings';
 import { InvalidInputError, quote } from '../../../shared/validation';
@@ -23,7 +23,7 @@ const properties: INodeProperties[] = [
 	),
 ];
 
-export const description = forOperation('webhookModule', 'create', properties);
+export const description = updateDisplayOptions({ show: { resource: ['webhookModule'], operation: ['create'] } }, properties);
 
 interface PreparedWebhookModule {
 	eventType: string;
