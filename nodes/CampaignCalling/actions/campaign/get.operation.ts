@@ -27,10 +27,10 @@ export const description = updateDisplayOptions({ show: { resource: ['campaign']
 export const operation: PerItemOperation<{ campaignId: string; simplify: boolean }> = {
 	kind: 'perItem',
 
-	prepare(itemIndex, params) {
+	prepare(itemIndex) {
 		return {
-			campaignId: requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint),
-			simplify: readSimplify(itemIndex, params),
+			campaignId: requireUuid(this.getNodeParameter('campaignId', itemIndex), 'Campaign ID', campaignIdHint),
+			simplify: readSimplify(this, itemIndex),
 		};
 	},
 

@@ -75,9 +75,9 @@ interface PreparedUpdate {
 export const operation: PerItemOperation<PreparedUpdate> = {
 	kind: 'perItem',
 
-	prepare(itemIndex, params) {
-		const campaignId = requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
-		const updateFields = params.get<IDataObject>('updateFields', itemIndex, {});
+	prepare(itemIndex) {
+		const campaignId = requireUuid(this.getNodeParameter('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
+		const updateFields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 		const body: IDataObject = {};
 		for (const field of UPDATE_FIELDS) {
 			if (!(field.name in updateFields)) continue;

@@ -8,6 +8,7 @@ import { InvalidInputError, requireIntegerInRange, requireUuid } from '../../../
 import { campaignIdHint } from '../campaign/fields';
 import type { InputMode } from './contactInput';
 import { readContacts, readMappedContact } from './contactInput';
+import { readItemParameters } from '../shared/parameters';
 
 export const DEFAULT_BATCH_SIZE = 100;
 export const MAX_BATCH_SIZE = 1000;
@@ -165,18 +166,19 @@ export const operation: BatchedOperation<ContactInput> = {
 	kind: 'batched',
 	createsOnEachSend: true,
 
-	prepare(itemIndex, params): BatchShare<ContactInput> {
-		const mode = params.get<InputMode>('inputMode', itemIndex, 'fields');
-		if (mode === 'fields') return readMappedContact(itemIndex, params);
-		const campaignId = requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
-		return { batchKey: campaignId, units: readContacts.call(this, itemIndex, params, mode) };
+	prepare(itemIndex): BatchShare<ContactInput> {
+		const mode = this.getNodeParameter('inputMode', itemIndex, 'fields') as InputMode;
+		if (mode === 'fields') return readMappedContact(this, itemIndex);
+		// Read as the mapped fields are: this runs for every item of a large list.
+		const [campaignId] = readItemParameters(this, itemIndex, ['campaignId']);
+		return { batchKey: requireUuid(campaignId, 'Campaign ID', campaignIdHint), units: readContacts(this, itemIndex, mode) };
 	},
 
-	batching(params) {
+	batching() {
 		return {
-			batchSize: requireIntegerInRange(params.get('options.batchSize', 0, DEFAULT_BATCH_SIZE), 'Batch Size', 1, MAX_BATCH_SIZE),
+			batchSize: requireIntegerInRange(this.getNodeParameter('options.batchSize', 0, DEFAULT_BATCH_SIZE), 'Batch Size', 1, MAX_BATCH_SIZE),
 			parallelRequests: requireIntegerInRange(
-				params.get('options.parallelRequests', 0, 1),
+				this.getNodeParameter('options.parallelRequests', 0, 1),
 				'Requests in Parallel',
 				1,
 				MAX_PARALLEL_REQUESTS,
@@ -184,8 +186,8 @@ export const operation: BatchedOperation<ContactInput> = {
 		};
 	},
 
-	checkTotal(totalContacts, params) {
-		const limit = requireIntegerInRange(params.get('options.maxContactsPerRun', 0, 0), 'Max Contacts per Run', 0, Number.MAX_SAFE_INTEGER);
+	checkTotal(totalContacts) {
+		const limit = requireIntegerInRange(this.getNodeParameter('options.maxContactsPerRun', 0, 0), 'Max Contacts per Run', 0, Number.MAX_SAFE_INTEGER);
 		if (limit > 0 && totalContacts > limit) {
 			throw new InvalidInputError(
 				'Max Contacts per Run',

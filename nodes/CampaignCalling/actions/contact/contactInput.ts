@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { ContactInput } from '../../../shared/service';
 import type { BatchShare } from '../types';
-import type { ParameterReader } from '../shared/parameters';
+import { readItemParameters } from '../shared/parameters';
 import {
 	InvalidInputError,
 	isNotJson,
@@ -53,9 +53,9 @@ function checkContact(raw: unknown, where = ''): ContactInput {
 	return contact;
 }
 
-export function readContacts(this: IExecuteFunctions, itemIndex: number, params: ParameterReader, mode: Exclude<InputMode, 'fields'>): ContactInput[] {
+export function readContacts(context: IExecuteFunctions, itemIndex: number, mode: Exclude<InputMode, 'fields'>): ContactInput[] {
 	if (mode === 'autoMap') {
-		const json = this.getInputData()[itemIndex].json;
+		const json = context.getInputData()[itemIndex].json;
 		return [
 			checkContact({
 				firstname: pick(json, AUTO_MAP_SPELLINGS.firstname),
@@ -66,7 +66,7 @@ export function readContacts(this: IExecuteFunctions, itemIndex: number, params:
 		];
 	}
 	if (mode === 'json') {
-		const raw = params.get<unknown>('contactsJson', itemIndex);
+		const raw = context.getNodeParameter('contactsJson', itemIndex);
 		const list = typeof raw === 'string' ? parseJsonText(raw) : raw;
 		if (isNotJson(list)) {
 			throw new InvalidInputError('Contacts (JSON)', `is not valid JSON: ${quote(raw)}`, 'Give a JSON array of contacts.');
@@ -80,10 +80,11 @@ export function readContacts(this: IExecuteFunctions, itemIndex: number, params:
 }
 
 /** Map Each Field: the item's parameters read in one pass, so their expressions are evaluated together. */
-export function readMappedContact(itemIndex: number, params: ParameterReader): BatchShare<ContactInput> {
-	const [campaignId, firstname, lastname, phoneNumber, metadata] = params.getEach(
-		['campaignId', 'firstName', 'lastName', 'phoneNumber', 'additionalFields.metadata'],
+export function readMappedContact(context: IExecuteFunctions, itemIndex: number): BatchShare<ContactInput> {
+	const [campaignId, firstname, lastname, phoneNumber, metadata] = readItemParameters(
+		context,
 		itemIndex,
+		['campaignId', 'firstName', 'lastName', 'phoneNumber', 'additionalFields.metadata'],
 		[undefined, undefined, undefined, undefined, ''],
 	);
 	const batchKey = requireUuid(campaignId, 'Campaign ID', campaignIdHint);

@@ -44,10 +44,10 @@ export const description = updateDisplayOptions({ show: { resource: ['contact'],
 export const operation: PerItemOperation<{ contactId: string; simplify: boolean }> = {
 	kind: 'perItem',
 
-	prepare(itemIndex, params) {
+	prepare(itemIndex) {
 		return {
-			contactId: requireUuid(params.get<unknown>('contactId', itemIndex), 'Contact ID', contactIdHint),
-			simplify: readSimplify(itemIndex, params),
+			contactId: requireUuid(this.getNodeParameter('contactId', itemIndex), 'Contact ID', contactIdHint),
+			simplify: readSimplify(this, itemIndex),
 		};
 	},
 

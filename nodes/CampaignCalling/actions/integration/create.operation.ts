@@ -34,15 +34,15 @@ export const operation: PerItemOperation<PreparedIntegration> = {
 	kind: 'perItem',
 	createsOnEachSend: true,
 
-	prepare(itemIndex, params) {
-		const type = params.get<unknown>('integrationType', itemIndex);
+	prepare(itemIndex) {
+		const type = this.getNodeParameter('integrationType', itemIndex);
 		if (typeof type !== 'string' || !integrationTypeValues.has(type)) {
 			throw new InvalidInputError(
 				'Integration Type',
 				`must be one of ${[...integrationTypeValues].join(', ')}, got ${quote(type)}`,
 			);
 		}
-		return { type, settings: readDeliverySettings(params, itemIndex) };
+		return { type, settings: readDeliverySettings(this, itemIndex) };
 	},
 
 	async send({ type, settings }, itemIndex) {

@@ -60,16 +60,16 @@ interface PreparedListing {
 export const operation: PerItemOperation<PreparedListing> = {
 	kind: 'perItem',
 
-	prepare(itemIndex, params) {
-		const workspaceId = String(params.get<unknown>('workspaceId', itemIndex, 'default') ?? '').trim();
+	prepare(itemIndex) {
+		const workspaceId = String(this.getNodeParameter('workspaceId', itemIndex, 'default') ?? '').trim();
 		if (workspaceId === '') {
 			throw new InvalidInputError('Workspace ID', 'is empty', 'Leave it at "default" unless your company uses several workspaces.');
 		}
-		const returnAll = params.get<boolean>('returnAll', itemIndex, false);
+		const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 		const limit = returnAll
 			? undefined
-			: requireIntegerInRange(params.get<unknown>('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER);
-		return { workspaceId, limit, simplify: readSimplify(itemIndex, params) };
+			: requireIntegerInRange(this.getNodeParameter('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER);
+		return { workspaceId, limit, simplify: readSimplify(this, itemIndex) };
 	},
 
 	async send({ workspaceId, limit, simplify }, itemIndex) {

@@ -34,12 +34,12 @@ export const operation: PerItemOperation<PreparedWebhookModule> = {
 	kind: 'perItem',
 	createsOnEachSend: true,
 
-	prepare(itemIndex, params) {
-		const eventType = params.get<unknown>('eventType', itemIndex);
+	prepare(itemIndex) {
+		const eventType = this.getNodeParameter('eventType', itemIndex);
 		if (typeof eventType !== 'string' || !EVENT_TYPE_VALUES.has(eventType)) {
 			throw new InvalidInputError('Event Type', `must be one of ${[...EVENT_TYPE_VALUES].join(', ')}, got ${quote(eventType)}`);
 		}
-		return { eventType, settings: readDeliverySettings(params, itemIndex) };
+		return { eventType, settings: readDeliverySettings(this, itemIndex) };
 	},
 
 	async send({ eventType, settings }, itemIndex) {

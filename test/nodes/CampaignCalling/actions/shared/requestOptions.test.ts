@@ -1,6 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { ParameterReader } from '../../../../../nodes/CampaignCalling/actions/shared/parameters';
 import { readRequestTuning, requestOptionsProperty } from '../../../../../nodes/CampaignCalling/actions/shared/requestOptions';
 import { executeContextFor } from '../../../../helpers/n8nContext.ts';
 
@@ -9,7 +8,7 @@ function tuningFor(requestOptions?: IDataObject) {
 		credentials: { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused' },
 		parameters: { resource: 'contact', operation: 'get', ...(requestOptions ? { requestOptions } : {}) },
 	});
-	return readRequestTuning(new ParameterReader(context));
+	return readRequestTuning(context);
 }
 
 describe('Request Options', () => {
