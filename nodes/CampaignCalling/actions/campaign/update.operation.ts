@@ -49,7 +49,7 @@ function convert(field: UpdateField, value: unknown): unknown {
 		case 'uuid':
 			return requireUuid(value, label);
 		case 'webhookFlow':
-			return requireUuid(locatorValue(value), label, 'Pick the flow from the list, or enter its ID (a UUID).');
+			return requireUuid(value, label, 'Pick the flow from the list, or enter its ID (a UUID).');
 		case 'integerList':
 			return parseIntegerList(value, label);
 		case 'textList':
@@ -57,14 +57,6 @@ function convert(field: UpdateField, value: unknown): unknown {
 		case 'object':
 			return parseJsonObject(value, label);
 	}
-}
-
-/** The ID in a resource locator's value; a plain string (a workflow written by hand or by a tool) is the ID itself. */
-export function locatorValue(value: unknown): unknown {
-	if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'value' in value) {
-		return (value as { value: unknown }).value;
-	}
-	return value;
 }
 
 interface PreparedUpdate {
@@ -81,7 +73,12 @@ export const operation: PerItemOperation<PreparedUpdate> = {
 		const body: IDataObject = {};
 		for (const field of UPDATE_FIELDS) {
 			if (!(field.name in updateFields)) continue;
-			body[field.serviceName] = convert(field, updateFields[field.name]) as IDataObject[string];
+			// n8n unwraps a resource locator (Webhook Flow) into its ID; a plain string is kept as it is.
+			const value =
+				field.kind === 'webhookFlow'
+					? this.getNodeParameter(`updateFields.${field.name}`, itemIndex, undefined, { extractValue: true })
+					: updateFields[field.name];
+			body[field.serviceName] = convert(field, value) as IDataObject[string];
 		}
 		if (Object.keys(body).length === 0) {
 			throw new InvalidInputError(
