@@ -1,4 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
 
 import { isKnownSecret } from './registrations';
 import type { ModuleRecords } from './registrations';
@@ -51,11 +52,8 @@ export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 	const parsedByN8n = Array.isArray(body) || (isObject(body) && Object.keys(body).length > 0);
 	// n8n leaves an empty body when it could not parse one; the raw bytes tell a malformed body apart.
 	if (!parsedByN8n && request.rawBody && request.rawBody.length > 0) {
-		try {
-			body = JSON.parse(request.rawBody.toString('utf8'));
-		} catch {
-			body = undefined;
-		}
+		// Malformed JSON becomes null, which is refused below as the JSON text null is.
+		body = jsonParse<unknown>(request.rawBody.toString('utf8'), { fallbackValue: null });
 	}
 	const entries = Array.isArray(body) ? body : [body];
 	if (body === undefined || body === null || !entries.every((entry) => isObject(entry))) {

@@ -1,4 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
 
 /**
  * A parameter or input value the service would refuse. Thrown while items are prepared, before
@@ -75,13 +76,9 @@ export function requirePhoneNumber(value: unknown, field: string): string {
 
 const NOT_JSON = Symbol('not JSON');
 
-/** JSON.parse that reports failure as a value, so callers can raise their own clear error. */
+/** Text parsed as JSON, or a marker for text that is not JSON, so callers can raise their own clear error. */
 export function parseJsonText(text: string): unknown {
-	try {
-		return JSON.parse(text);
-	} catch {
-		return NOT_JSON;
-	}
+	return jsonParse<unknown>(text, { fallbackValue: NOT_JSON });
 }
 
 export function isNotJson(value: unknown): boolean {
