@@ -167,9 +167,9 @@ export const operation: BatchedOperation<ContactInput> = {
 	createsOnEachSend: true,
 
 	prepare(itemIndex): BatchShare<ContactInput> {
-		const mode = this.getNodeParameter('inputMode', itemIndex, 'fields') as InputMode;
-		if (mode === 'fields') return readMappedContact(this, itemIndex);
 		// Read as the mapped fields are: this runs for every item of a large list.
+		const [mode] = readItemParameters(this, itemIndex, ['inputMode'], ['fields']) as [InputMode];
+		if (mode === 'fields') return readMappedContact(this, itemIndex);
 		const [campaignId] = readItemParameters(this, itemIndex, ['campaignId']);
 		return { batchKey: requireUuid(campaignId, 'Campaign ID', campaignIdHint), units: readContacts(this, itemIndex, mode) };
 	},

@@ -4,6 +4,9 @@ import type { IDataObject, IExecuteFunctions, INodeParameters, NodeParameterValu
  * Several parameters of one item, in the order named, at a fraction of n8n's expression cost (one
  * round trip into its expression sandbox per expression per item). Only Add to Campaign uses it: it
  * runs for thousands of items, and bench/RESULTS.md ("Issue 31.7") shows what each part earns there.
+ * - A parameter without an expression is its own value, and an absent one the fallback: what n8n
+ *   returns for them, since none of Add to Campaign's parameters has a `validateType` for n8n to
+ *   check them against. n8n's own read costs tens of microseconds per parameter per item.
  * - A parameter that is exactly `{{ $json.path }}` (dotted or bracketed keys) is read straight from
  *   the item when the value found is text, a number or a boolean: what n8n's own evaluation returns.
  * - The other single-`{{ }}` expressions are evaluated together, as one array expression, so three
@@ -18,7 +21,13 @@ export function readItemParameters(context: IExecuteFunctions, itemIndex: number
 	const resolved = new Array<boolean>(names.length).fill(false);
 	const combinable: Array<{ index: number; body: string }> = [];
 	names.forEach((name, index) => {
-		const raw = rawAt(rawParameters, name);
+		let raw = rawAt(rawParameters, name);
+		if (raw === undefined && fallbacks[index] !== undefined) raw = fallbacks[index];
+		if (isPlainValue(raw) && !(typeof raw === 'string' && raw.startsWith('='))) {
+			values[index] = raw;
+			resolved[index] = true;
+			return;
+		}
 		if (typeof raw !== 'string') return;
 		const path = parseJsonReference(raw);
 		const fromItem = path ? readPath(item, path) : undefined;

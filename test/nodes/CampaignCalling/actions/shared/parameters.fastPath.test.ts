@@ -158,8 +158,22 @@ describe('readItemParameters: several fields of an item in one pass', () => {
 		expect(readItemParameters(context, 0, ['campaignId', ...names])).toEqual(['fixed', 'Ada', 'padded', 43]);
 		expect(readItemParameters(context, 1, ['campaignId', ...names])).toEqual(['fixed', 'Ada', 'padded', 43]);
 		expect(evaluations).toHaveBeenCalledTimes(2);
-		// Only the constant, n8n's own read of it per item.
-		expect(parameterReads.mock.calls.map(([name]) => name)).toEqual(['campaignId', 'campaignId']);
+		expect(parameterReads).not.toHaveBeenCalled();
+	});
+
+	it('takes a parameter without expressions, and an absent one\'s fallback, as n8n returns them, without asking n8n', () => {
+		const { context } = executeContextFor({
+			credentials,
+			items: [{ json: item }],
+			parameters: { resource: 'contact', operation: 'addToCampaign', inputMode: 'autoMap', campaignId: 'fixed', options: { batchSize: 7, parallelRequests: 2 } },
+		});
+		const names = ['inputMode', 'campaignId', 'options.batchSize', 'options.parallelRequests', 'additionalFields.metadata'];
+		const fallbacks = [undefined, undefined, undefined, undefined, ''];
+		const expected = names.map((name, index) => context.getNodeParameter(name, 0, fallbacks[index] as string));
+		const parameterReads = jest.spyOn(context, 'getNodeParameter');
+		expect(readItemParameters(context, 0, names, fallbacks)).toEqual(expected);
+		expect(expected).toEqual(['autoMap', 'fixed', 7, 2, '']);
+		expect(parameterReads).not.toHaveBeenCalled();
 	});
 
 	it('leaves objects, null and missing values to n8n\'s own evaluation of that field', () => {
