@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import type { RequestTuning } from '../../shared/transport';
 import type { Failures, ItemResult } from './itemResults';
 import { sendOnceFor } from './sentRecord';
 import type { BatchedOperation, BatchShare } from './types';
@@ -22,6 +23,7 @@ export async function runBatched(
 	this: IExecuteFunctions,
 	operation: BatchedOperation<unknown>,
 	itemCount: number,
+	tuning: RequestTuning,
 	results: ItemResult[],
 	failures: Failures,
 ): Promise<void> {
@@ -64,7 +66,7 @@ export async function runBatched(
 			const batchAnswers = await sendOnce(
 				`batch ${batch.number}`,
 				[batch.batchKey, batch.units],
-				async () => await operation.sendBatch.call(this, batch.batchKey, batch.units, batch.owners[0]),
+				async () => await operation.sendBatch.call(this, batch.batchKey, batch.units, { itemIndex: batch.owners[0], tuning }),
 			);
 			batch.owners.forEach((owner, index) => {
 				answers[owner][batch.positions[index]] = batchAnswers[index];

@@ -7,7 +7,7 @@ import * as contact from './contact';
 import * as integration from './integration';
 import type { Failures, ItemResult } from './itemResults';
 import { recordFailures, toOutputItems } from './itemResults';
-import { tuneRequests } from '../../shared/transport';
+import type { RequestTuning } from '../../shared/transport';
 import { readRequestTuning } from './shared/requestOptions';
 import { sendOnceFor } from './sentRecord';
 import type { BatchedOperation, PerItemOperation } from './types';
@@ -51,16 +51,15 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const results: ItemResult[] = new Array(items.length);
 	const failures = recordFailures(this, results);
 
-	let tuned = false;
+	let tuning: RequestTuning | undefined;
 	try {
-		tuneRequests(this, readRequestTuning(this));
-		tuned = true;
+		tuning = readRequestTuning(this);
 	} catch (error) {
 		failures.refuseRun(error);
 	}
-	if (tuned) {
-		if (operation.kind === 'perItem') await runPerItem.call(this, operation, items.length, results, failures);
-		else await runBatched.call(this, operation, items.length, results, failures);
+	if (tuning) {
+		if (operation.kind === 'perItem') await runPerItem.call(this, operation, items.length, tuning, results, failures);
+		else await runBatched.call(this, operation, items.length, tuning, results, failures);
 	}
 
 	return [toOutputItems(this, results)];
@@ -70,6 +69,7 @@ async function runPerItem(
 	this: IExecuteFunctions,
 	operation: PerItemOperation<unknown>,
 	itemCount: number,
+	tuning: RequestTuning,
 	results: ItemResult[],
 	failures: Failures,
 ): Promise<void> {
@@ -86,7 +86,7 @@ async function runPerItem(
 	for (let i = 0; i < itemCount; i++) {
 		if (results[i]) continue;
 		try {
-			const answer = await sendOnce(`item ${i}`, prepared[i], async () => await operation.send.call(this, prepared[i], i));
+			const answer = await sendOnce(`item ${i}`, prepared[i], async () => await operation.send.call(this, prepared[i], { itemIndex: i, tuning }));
 			results[i] = { output: Array.isArray(answer) ? answer : [answer] };
 		} catch (error) {
 			failures.failItem(i, error);

@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import type { ServiceCall } from '../../shared/service';
+
 /*
  * The contract between the router and the operations. Its own module, so operations never import
  * the router that imports them.
@@ -21,7 +23,7 @@ export interface SendKind {
 export interface PerItemOperation<Prepared> extends SendKind {
 	kind: 'perItem';
 	prepare(this: IExecuteFunctions, itemIndex: number): Prepared;
-	send(this: IExecuteFunctions, prepared: Prepared, itemIndex: number): Promise<IDataObject | IDataObject[]>;
+	send(this: IExecuteFunctions, prepared: Prepared, call: ServiceCall): Promise<IDataObject | IDataObject[]>;
 }
 
 /** What one input item contributes to a batched operation. */
@@ -46,8 +48,8 @@ export interface BatchedOperation<Unit> extends SendKind {
 	 * sent, and the router stops the run or, under Continue On Fail, fails every item.
 	 */
 	checkTotal?(this: IExecuteFunctions, totalUnits: number): void;
-	/** Sends one batch; resolves to one answer per unit, in order. */
-	sendBatch(this: IExecuteFunctions, batchKey: string, units: Unit[], firstItemIndex: number): Promise<IDataObject[]>;
+	/** Sends one batch; resolves to one answer per unit, in order. `call` names the batch's first item. */
+	sendBatch(this: IExecuteFunctions, batchKey: string, units: Unit[], call: ServiceCall): Promise<IDataObject[]>;
 	itemOutput(share: BatchShare<Unit>, answers: IDataObject[], batchNumbers: number[]): IDataObject;
 	/** What a failed item keeps of its input, so nothing is lost with Continue On Fail. */
 	failedItemOutput(share: BatchShare<Unit>): IDataObject;

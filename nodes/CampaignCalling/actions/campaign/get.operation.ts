@@ -34,8 +34,8 @@ export const operation: PerItemOperation<{ campaignId: string; simplify: boolean
 		};
 	},
 
-	async send({ campaignId, simplify }, itemIndex) {
-		const campaign = await getCampaign.call(this, campaignId, { itemIndex });
+	async send({ campaignId, simplify }, call) {
+		const campaign = await getCampaign.call(this, campaignId, call);
 		return shapeRecord(campaign, {
 			simplify,
 			keptFields: SIMPLIFIED_CAMPAIGN_FIELDS,

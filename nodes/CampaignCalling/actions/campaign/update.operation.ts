@@ -91,8 +91,8 @@ export const operation: PerItemOperation<PreparedUpdate> = {
 		return { campaignId, body };
 	},
 
-	async send({ campaignId, body }, itemIndex) {
-		const answer = await updateCampaign.call(this, campaignId, body, { itemIndex });
+	async send({ campaignId, body }, call) {
+		const answer = await updateCampaign.call(this, campaignId, body, call);
 		// The spec does not show this answer's body, so it is handed on as it came.
 		return typeof answer === 'object' && answer !== null && !Array.isArray(answer)
 			? (answer as IDataObject)

@@ -197,8 +197,8 @@ export const operation: BatchedOperation<ContactInput> = {
 		}
 	},
 
-	async sendBatch(campaignId, contacts, firstItemIndex) {
-		const data = await addContacts.call(this, campaignId, contacts, { itemIndex: firstItemIndex });
+	async sendBatch(campaignId, contacts, call) {
+		const data = await addContacts.call(this, campaignId, contacts, call);
 		// The spec does not show `data`: an array with one entry per contact is matched to them;
 		// anything else is the whole batch's answer.
 		const perContact = Array.isArray(data) && data.length === contacts.length;

@@ -51,8 +51,8 @@ export const operation: PerItemOperation<{ contactId: string; simplify: boolean 
 		};
 	},
 
-	async send({ contactId, simplify }, itemIndex) {
-		const contact = await getContact.call(this, contactId, { itemIndex });
+	async send({ contactId, simplify }, call) {
+		const contact = await getContact.call(this, contactId, call);
 		return shapeRecord(contact, {
 			simplify,
 			keptFields: SIMPLIFIED_CONTACT_FIELDS,

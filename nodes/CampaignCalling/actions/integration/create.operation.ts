@@ -45,7 +45,7 @@ export const operation: PerItemOperation<PreparedIntegration> = {
 		return { type, settings: readDeliverySettings(this, itemIndex) };
 	},
 
-	async send({ type, settings }, itemIndex) {
-		return await createIntegrationModule.call(this, type, settings, { itemIndex });
+	async send({ type, settings }, call) {
+		return await createIntegrationModule.call(this, type, settings, call);
 	},
 };

@@ -72,8 +72,8 @@ export const operation: PerItemOperation<PreparedListing> = {
 		return { workspaceId, limit, simplify: readSimplify(this, itemIndex) };
 	},
 
-	async send({ workspaceId, limit, simplify }, itemIndex) {
-		const flows = await listWebhookFlows.call(this, { workspaceId }, { itemIndex });
+	async send({ workspaceId, limit, simplify }, call) {
+		const flows = await listWebhookFlows.call(this, { workspaceId }, call);
 		// The spec shows no paging: the service returns the whole listing and Limit trims it here.
 		const kept = limit === undefined ? flows : flows.slice(0, limit);
 		return kept.map((flow) =>

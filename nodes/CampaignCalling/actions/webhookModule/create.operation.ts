@@ -42,7 +42,7 @@ export const operation: PerItemOperation<PreparedWebhookModule> = {
 		return { eventType, settings: readDeliverySettings(this, itemIndex) };
 	},
 
-	async send({ eventType, settings }, itemIndex) {
-		return await createWebhookModule.call(this, eventType, settings, { itemIndex });
+	async send({ eventType, settings }, call) {
+		return await createWebhookModule.call(this, eventType, settings, call);
 	},
 };
