@@ -136,16 +136,30 @@ export function parseIntegerList(value: unknown, field: string): number[] {
 
 export function requireHttpUrl(value: unknown, field: string): string {
 	const text = requireNonEmptyString(value, field, 'Enter the full address, for example https://hooks.example.com/calls.');
-	let url: URL | undefined;
-	try {
-		url = new URL(text);
-	} catch {
-		url = undefined;
-	}
-	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+	if (!parseHttpUrl(text)) {
 		throw new InvalidInputError(field, `must be an http:// or https:// address, got ${quote(text)}`, 'Enter the full address, for example https://hooks.example.com/calls.');
 	}
 	return text;
+}
+
+/** A value from a fixed list, such as an options parameter's values. */
+export function requireOneOf<Allowed extends string>(value: unknown, field: string, allowed: Iterable<Allowed>): Allowed {
+	const values = [...allowed];
+	if (typeof value !== 'string' || !(values as string[]).includes(value)) {
+		throw new InvalidInputError(field, `must be one of ${values.join(', ')}, got ${quote(value)}`);
+	}
+	return value as Allowed;
+}
+
+/** An http:// or https:// address, or undefined for any other text. */
+export function parseHttpUrl(text: string): URL | undefined {
+	let url: URL;
+	try {
+		url = new URL(text);
+	} catch {
+		return undefined;
+	}
+	return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
 }
 
 export function requireIntegerInRange(value: unknown, field: string, min: number, max: number): number {

@@ -9,6 +9,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { parseHttpUrl } from '../validation';
+
 import type { AnswerShape } from './envelope';
 import { interpretAnswer } from './envelope';
 import type { FailureContext } from './failures';
@@ -51,13 +53,7 @@ interface CampaignCallingCredentials {
  */
 export function normaliseBaseUrl(raw: unknown): string {
 	const value = typeof raw === 'string' ? raw.trim() : '';
-	let parsed: URL | undefined;
-	try {
-		parsed = new URL(value);
-	} catch {
-		parsed = undefined;
-	}
-	if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+	if (!parseHttpUrl(value)) {
 		throw new Error(
 			`The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com`,
 		);

@@ -4,10 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { ContactInput } from '../../../shared/service';
 import { addContacts } from '../../../shared/service';
 import type { BatchedOperation, BatchShare } from '../types';
-import { InvalidInputError, requireIntegerInRange, requireUuid } from '../../../shared/validation';
-import { campaignIdHint } from '../campaign/fields';
-import type { InputMode } from './contactInput';
-import { readContacts, readMappedContact } from './contactInput';
+import { InvalidInputError, requireIntegerInRange, requireOneOf, requireUuid } from '../../../shared/validation';
+import { campaignIdHint, campaignIdProperty } from '../campaign/fields';
+import { INPUT_MODES, readContacts, readMappedContact } from './contactInput';
 import { readItemParameters } from '../shared/parameters';
 
 export const DEFAULT_BATCH_SIZE = 100;
@@ -22,16 +21,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	{
-		displayName: 'Campaign ID',
-		name: 'campaignId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. 3f1c2b9a-4d5e-4f60-8a7b-9c0d1e2f3a4b',
-		description: 'The ID of the campaign that will call these contacts',
-		hint: 'The service has no campaign listing to pick from: copy the ID from the calling service or map it from an earlier step',
-	},
+	{ ...campaignIdProperty, description: 'The ID of the campaign that will call these contacts' },
 	{
 		displayName: 'Input Mode',
 		name: 'inputMode',
@@ -168,7 +158,7 @@ export const operation: BatchedOperation<ContactInput> = {
 
 	prepare(itemIndex): BatchShare<ContactInput> {
 		// Read as the mapped fields are: this runs for every item of a large list.
-		const [mode] = readItemParameters(this, itemIndex, ['inputMode'], ['fields']) as [InputMode];
+		const mode = requireOneOf(readItemParameters(this, itemIndex, ['inputMode'], ['fields'])[0], 'Input Mode', INPUT_MODES);
 		if (mode === 'fields') return readMappedContact(this, itemIndex);
 		const [campaignId] = readItemParameters(this, itemIndex, ['campaignId']);
 		return { batchKey: requireUuid(campaignId, 'Campaign ID', campaignIdHint), units: readContacts(this, itemIndex, mode) };

@@ -20,7 +20,9 @@ import { campaignIdHint } from '../campaign/fields';
  * every contact checked before anything is sent.
  */
 
-export type InputMode = 'fields' | 'autoMap' | 'json';
+export const INPUT_MODES = ['fields', 'autoMap', 'json'] as const;
+
+export type InputMode = (typeof INPUT_MODES)[number];
 
 /** Field spellings accepted in Auto-Map mode, in order of preference. */
 const AUTO_MAP_SPELLINGS: Record<'firstname' | 'lastname' | 'phone_number', string[]> = {
@@ -65,18 +67,15 @@ export function readContacts(context: IExecuteFunctions, itemIndex: number, mode
 			}),
 		];
 	}
-	if (mode === 'json') {
-		const raw = context.getNodeParameter('contactsJson', itemIndex);
-		const list = typeof raw === 'string' ? parseJsonText(raw) : raw;
-		if (isNotJson(list)) {
-			throw new InvalidInputError('Contacts (JSON)', `is not valid JSON: ${quote(raw)}`, 'Give a JSON array of contacts.');
-		}
-		if (!Array.isArray(list)) {
-			throw new InvalidInputError('Contacts (JSON)', `must be a JSON array of contacts, got ${quote(list)}`, 'Wrap a single contact in [ ].');
-		}
-		return list.map((entry, position) => checkContact(entry, ` of contact ${position} in Contacts (JSON)`));
+	const raw = context.getNodeParameter('contactsJson', itemIndex);
+	const list = typeof raw === 'string' ? parseJsonText(raw) : raw;
+	if (isNotJson(list)) {
+		throw new InvalidInputError('Contacts (JSON)', `is not valid JSON: ${quote(raw)}`, 'Give a JSON array of contacts.');
 	}
-	throw new InvalidInputError('Input Mode', `is not one of fields, autoMap, json: ${quote(mode)}`);
+	if (!Array.isArray(list)) {
+		throw new InvalidInputError('Contacts (JSON)', `must be a JSON array of contacts, got ${quote(list)}`, 'Wrap a single contact in [ ].');
+	}
+	return list.map((entry, position) => checkContact(entry, ` of contact ${position} in Contacts (JSON)`));
 }
 
 /** Map Each Field: the item's parameters read in one pass, so their expressions are evaluated together. */

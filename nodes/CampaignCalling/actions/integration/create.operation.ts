@@ -6,7 +6,7 @@ import { INTEGRATION_TYPES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
 import type { DeliverySettings } from '../../../shared/moduleSettings';
 import { deliveryProperties, readDeliverySettings } from '../../../shared/moduleSettings';
-import { InvalidInputError, quote } from '../../../shared/validation';
+import { requireOneOf } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -28,20 +28,14 @@ interface PreparedIntegration {
 	settings: DeliverySettings;
 }
 
-const integrationTypeValues = new Set(INTEGRATION_TYPES.map((option) => option.value));
+const integrationTypeValues = INTEGRATION_TYPES.map((option) => String(option.value));
 
 export const operation: PerItemOperation<PreparedIntegration> = {
 	kind: 'perItem',
 	createsOnEachSend: true,
 
 	prepare(itemIndex) {
-		const type = this.getNodeParameter('integrationType', itemIndex);
-		if (typeof type !== 'string' || !integrationTypeValues.has(type)) {
-			throw new InvalidInputError(
-				'Integration Type',
-				`must be one of ${[...integrationTypeValues].join(', ')}, got ${quote(type)}`,
-			);
-		}
+		const type = requireOneOf(this.getNodeParameter('integrationType', itemIndex), 'Integration Type', integrationTypeValues);
 		return { type, settings: readDeliverySettings(this, itemIndex) };
 	},
 

@@ -6,7 +6,7 @@ import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
 import type { DeliverySettings } from '../../../shared/moduleSettings';
 import { deliveryProperties, readDeliverySettings } from '../../../shared/moduleSettings';
-import { InvalidInputError, quote } from '../../../shared/validation';
+import { requireOneOf } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -35,10 +35,7 @@ export const operation: PerItemOperation<PreparedWebhookModule> = {
 	createsOnEachSend: true,
 
 	prepare(itemIndex) {
-		const eventType = this.getNodeParameter('eventType', itemIndex);
-		if (typeof eventType !== 'string' || !EVENT_TYPE_VALUES.has(eventType)) {
-			throw new InvalidInputError('Event Type', `must be one of ${[...EVENT_TYPE_VALUES].join(', ')}, got ${quote(eventType)}`);
-		}
+		const eventType = requireOneOf(this.getNodeParameter('eventType', itemIndex), 'Event Type', EVENT_TYPE_VALUES);
 		return { eventType, settings: readDeliverySettings(this, itemIndex) };
 	},
 
