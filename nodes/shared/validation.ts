@@ -18,6 +18,11 @@ export class InvalidInputError extends Error {
 	}
 }
 
+/** A JSON object: not null, not an array. */
+export function isPlainObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Shows a user's value in a message without flooding it. */
@@ -90,11 +95,11 @@ export function parseJsonObject(value: unknown, field: string): IDataObject {
 	const hint = 'Give a JSON object, for example {"email": "ada@example.com"}.';
 	const parsed = typeof value === 'string' ? parseJsonText(value) : value;
 	if (isNotJson(parsed)) throw new InvalidInputError(field, `is not valid JSON: ${quote(value)}`, hint);
-	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+	if (!isPlainObject(parsed)) {
 		const kind = Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : `a ${typeof parsed}`;
 		throw new InvalidInputError(field, `must be a JSON object, got ${kind}`, hint);
 	}
-	return parsed as IDataObject;
+	return parsed;
 }
 
 /** Accepts a real array, a JSON array string, or a comma-separated string ("a, b"). */

@@ -1,7 +1,7 @@
-import type { IDataObject } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
 import type { HttpAnswer } from './retry';
+import { isPlainObject } from '../validation';
 import { headerValue } from './retry';
 
 /**
@@ -117,8 +117,4 @@ function asEnvelope(value: unknown): Envelope | undefined {
 		message: typeof value.message === 'string' ? value.message : '',
 		data: value.data,
 	};
-}
-
-export function isPlainObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,7 +5,6 @@
  * Callers import from here.
  */
 export type { AnswerShape, DataShape, Envelope } from './envelope';
-export { isPlainObject } from './envelope';
 export { redactSecret } from './failures';
 export type { RequestTuning, ServiceContext, ServiceRequest } from './request';
 export { CREDENTIAL_TYPE, DEFAULT_TIMEOUT_MS, normaliseBaseUrl, serviceRequest } from './request';

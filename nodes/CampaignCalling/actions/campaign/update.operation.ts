@@ -5,6 +5,7 @@ import { updateCampaign } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
 import {
 	InvalidInputError,
+	isPlainObject,
 	parseIntegerList,
 	parseJsonObject,
 	parseStringList,
@@ -94,8 +95,6 @@ export const operation: PerItemOperation<PreparedUpdate> = {
 	async send({ campaignId, body }, call) {
 		const answer = await updateCampaign.call(this, campaignId, body, call);
 		// The spec does not show this answer's body, so it is handed on as it came.
-		return typeof answer === 'object' && answer !== null && !Array.isArray(answer)
-			? (answer as IDataObject)
-			: { campaignId, response: answer as IDataObject[string] };
+		return isPlainObject(answer) ? answer : { campaignId, response: answer as IDataObject[string] };
 	},
 };

@@ -5,6 +5,7 @@ import type { BatchShare } from '../types';
 import { readItemParameters } from '../shared/parameters';
 import {
 	InvalidInputError,
+	isPlainObject,
 	isNotJson,
 	parseJsonObject,
 	parseJsonText,
@@ -40,10 +41,10 @@ function pick(json: IDataObject, spellings: string[]): unknown {
 
 /** Checks one contact in the service's shape; `where` tells which entry of a JSON array it is. */
 function checkContact(raw: unknown, where = ''): ContactInput {
-	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+	if (!isPlainObject(raw)) {
 		throw new InvalidInputError(`Contact${where}`, `must be a JSON object, got ${quote(raw)}`);
 	}
-	const entry = raw as Record<string, unknown>;
+	const entry = raw;
 	const contact: ContactInput = {
 		firstname: requireNonEmptyString(entry.firstname, `First Name (firstname)${where}`),
 		lastname: requireNonEmptyString(entry.lastname, `Last Name (lastname)${where}`),
