@@ -1,5 +1,5 @@
-import type { IDataObject } from 'n8n-workflow';
-import { jsonParse } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
+import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 /**
  * A parameter or input value the service would refuse. Thrown while items are prepared, before
@@ -21,6 +21,18 @@ export class InvalidInputError extends Error {
 /** A JSON object: not null, not an array. */
 export function isPlainObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A refused input (an InvalidInputError, or another error) as n8n's error: the message names the item,
+ * if any, and the hint becomes the description n8n shows under it.
+ */
+export function refusedInputError(node: INode, error: unknown, itemIndex?: number): NodeOperationError {
+	const item = itemIndex === undefined ? '' : ` [item ${itemIndex}]`;
+	return new NodeOperationError(node, `${(error as Error).message}${item}`, {
+		itemIndex,
+		description: error instanceof InvalidInputError ? error.hint : undefined,
+	});
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { InvalidInputError } from '../../shared/validation';
+import { InvalidInputError, refusedInputError } from '../../shared/validation';
 
 /** Per input item: its output items, or the error that replaced them. */
 export type ItemResult = { output: IDataObject[] } | { error: Error; keep: IDataObject };
@@ -81,11 +81,6 @@ function toNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number):
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;
 	}
-	if (error instanceof InvalidInputError) {
-		return new NodeOperationError(ctx.getNode(), `${error.message} [item ${itemIndex}]`, {
-			itemIndex,
-			description: error.hint,
-		});
-	}
+	if (error instanceof InvalidInputError) return refusedInputError(ctx.getNode(), error, itemIndex);
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
