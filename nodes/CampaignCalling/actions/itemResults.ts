@@ -42,12 +42,11 @@ export function toOutputItems(ctx: IExecuteFunctions, results: ItemResult[]): IN
 	const returnData: INodeExecutionData[] = [];
 	for (let i = 0; i < results.length; i++) {
 		const result = results[i];
-		if ('error' in result) {
-			const json = toErrorOutput ? errorOutputJson(result.error) : errorItemJson(result.error, result.keep);
-			returnData.push({ json, pairedItem: { item: i } });
-			continue;
-		}
-		for (const json of result.output) returnData.push({ json, pairedItem: { item: i } });
+		const records =
+			'error' in result ? [toErrorOutput ? errorOutputJson(result.error) : errorItemJson(result.error, result.keep)] : result.output;
+		// Not returnJsonArray: it would take a service record that has a `json` field for an item.
+		const items = records.map((json) => ({ json }));
+		returnData.push(...ctx.helpers.constructExecutionMetaData(items, { itemData: { item: i } }));
 	}
 	return returnData;
 }
