@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeParameters, NodeParameterValueType } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, NodeParameterValueType } from 'n8n-workflow';
 
 /**
  * Several parameters of one item, in the order named, at a fraction of n8n's expression cost (one
@@ -15,14 +15,13 @@ import type { IDataObject, IExecuteFunctions, INodeParameters, NodeParameterValu
  * parameter, so its results and errors stay n8n's.
  */
 export function readItemParameters(context: IExecuteFunctions, itemIndex: number, names: string[], fallbacks: unknown[] = []): unknown[] {
-	const rawParameters = context.getNode().parameters;
 	const item = context.getInputData()[itemIndex]?.json;
 	const values: unknown[] = new Array(names.length);
 	const resolved = new Array<boolean>(names.length).fill(false);
 	const combinable: Array<{ index: number; body: string }> = [];
 	names.forEach((name, index) => {
-		let raw = rawAt(rawParameters, name);
-		if (raw === undefined && fallbacks[index] !== undefined) raw = fallbacks[index];
+		// As written in the node, expressions unevaluated; not getNode(), which copies the whole node.
+		const raw: unknown = context.getNodeParameter(name, itemIndex, fallbacks[index] as NodeParameterValueType, { rawExpressions: true });
 		if (isPlainValue(raw) && !(typeof raw === 'string' && raw.startsWith('='))) {
 			values[index] = raw;
 			resolved[index] = true;
@@ -115,13 +114,4 @@ export function parseJsonReference(raw: string): string[] | null {
 		rest = rest.slice(segment[0].length);
 	}
 	return keys;
-}
-
-function rawAt(parameters: INodeParameters, path: string): unknown {
-	let current: unknown = parameters;
-	for (const key of path.split('.')) {
-		if (current === null || typeof current !== 'object') return undefined;
-		current = (current as Record<string, unknown>)[key];
-	}
-	return current;
 }
