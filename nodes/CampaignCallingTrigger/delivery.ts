@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
 
+import { isPlainObject } from '../shared/validation';
 import { isKnownSecret } from './registrations';
 import type { ModuleRecords } from './registrations';
 
@@ -48,24 +50,17 @@ export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 	}
 
 	let body: unknown = request.body;
-	const parsedByN8n = Array.isArray(body) || (isObject(body) && Object.keys(body).length > 0);
+	const parsedByN8n = Array.isArray(body) || (isPlainObject(body) && Object.keys(body).length > 0);
 	// n8n leaves an empty body when it could not parse one; the raw bytes tell a malformed body apart.
 	if (!parsedByN8n && request.rawBody && request.rawBody.length > 0) {
-		try {
-			body = JSON.parse(request.rawBody.toString('utf8'));
-		} catch {
-			body = undefined;
-		}
+		// Malformed JSON becomes null, which is refused below as the JSON text null is.
+		body = jsonParse<unknown>(request.rawBody.toString('utf8'), { fallbackValue: null });
 	}
 	const entries = Array.isArray(body) ? body : [body];
-	if (body === undefined || body === null || !entries.every((entry) => isObject(entry))) {
+	if (body === undefined || body === null || !entries.every((entry) => isPlainObject(entry))) {
 		return { ok: false, statusCode: 400, message: 'The body must be a JSON object or an array of objects' };
 	}
 	return { ok: true, entries: entries as IDataObject[] };
-}
-
-function isObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -85,8 +80,8 @@ export interface Handover {
 
 export function readHandover(json: IDataObject): Handover | undefined {
 	const value = json[HANDOVER_FIELD];
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-	const { received, repeats, key } = value as IDataObject;
+	if (!isPlainObject(value)) return undefined;
+	const { received, repeats, key } = value;
 	if (typeof received !== 'number' || typeof repeats !== 'number') return undefined;
 	return { received, repeats, key: typeof key === 'string' ? key : undefined };
 }

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions 
 import { NodeOperationError } from 'n8n-workflow';
 
 import { readDeliveryLimits } from '../shared/moduleSettings';
+import { refusedInputError } from '../shared/validation';
 import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
 import { triggerKey } from './registrations';
 import { readRepeatKeyPath } from './repeats';
@@ -23,7 +24,7 @@ export function deliveryLimits(this: IHookFunctions): { timeout: number; retryLi
 	try {
 		return readDeliveryLimits(options);
 	} catch (error) {
-		throw asNodeError.call(this, error);
+		throw refusedInputError(this.getNode(), error);
 	}
 }
 
@@ -33,7 +34,7 @@ export function repeatKeyPath(this: IHookFunctions | IWebhookFunctions, options:
 	try {
 		return readRepeatKeyPath(options.repeatKey);
 	} catch (error) {
-		throw asNodeError.call(this, error);
+		throw refusedInputError(this.getNode(), error);
 	}
 }
 
@@ -48,10 +49,4 @@ export function selectedEvents(this: IHookFunctions | IWebhookFunctions): string
 		);
 	}
 	return events;
-}
-
-function asNodeError(this: IHookFunctions | IWebhookFunctions, error: unknown): NodeOperationError {
-	return new NodeOperationError(this.getNode(), (error as Error).message, {
-		description: (error as { hint?: string }).hint,
-	});
 }

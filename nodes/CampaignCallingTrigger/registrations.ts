@@ -2,6 +2,8 @@ import { createHash, timingSafeEqual } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 import { randomString } from 'n8n-workflow';
 
+import { isPlainObject } from '../shared/validation';
+
 /**
  * What the trigger knows about the webhook modules it registered. The service can neither list,
  * change nor delete modules, so this record is the only thing that keeps a later activation from
@@ -118,11 +120,11 @@ function recallRegistrations(trigger: string, stored: ModuleRecords): { records:
 }
 
 function objectEntries(value: unknown): Array<[string, unknown]> {
-	return value && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : [];
+	return isPlainObject(value) ? Object.entries(value) : [];
 }
 
 function isModuleRecord(value: unknown): value is ModuleRecord {
-	if (!value || typeof value !== 'object') return false;
-	const { verifier, timeout, retryLimit } = value as Record<string, unknown>;
+	if (!isPlainObject(value)) return false;
+	const { verifier, timeout, retryLimit } = value;
 	return typeof verifier === 'string' && verifier !== '' && typeof timeout === 'number' && typeof retryLimit === 'number';
 }

@@ -1,11 +1,6 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { InvalidInputError, quote, requireHttpUrl, requireIntegerInRange } from './validation';
-
-/** What reading the settings needs of the action node's ParameterReader, so this layer does not import that node. */
-export interface ItemParameters {
-	get<T>(name: string, itemIndex: number, fallback?: T): T;
-}
 
 /** Delivery settings shared by integration modules and webhook modules (spec, endpoints 5 and 7). */
 export interface DeliverySettings {
@@ -133,9 +128,9 @@ export function readDeliveryLimits(options: IDataObject): { timeout: number; ret
 	};
 }
 
-export function readDeliverySettings(params: ItemParameters, itemIndex: number): DeliverySettings {
-	const url = requireHttpUrl(params.get<unknown>('url', itemIndex), 'URL');
-	const options = params.get<IDataObject>('options', itemIndex, {});
+export function readDeliverySettings(context: IExecuteFunctions, itemIndex: number): DeliverySettings {
+	const url = requireHttpUrl(context.getNodeParameter('url', itemIndex), 'URL');
+	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const settings: DeliverySettings = {
 		method: typeof options.method === 'string' && options.method !== '' ? options.method.toUpperCase() : 'POST',
 		url,

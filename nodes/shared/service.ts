@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { DeliverySettings } from './moduleSettings';
-import type { ServiceContext } from './transport';
+import type { RequestTuning, ServiceContext } from './transport';
 import { serviceRequest } from './transport';
 
 /*
@@ -10,16 +10,20 @@ import { serviceRequest } from './transport';
  * the service only through these.
  */
 
-/** Who asks: the input item a call serves, and, for a caller that is not the operation, its own name and hint. */
+/**
+ * Who asks: the input item a call serves, and, for a caller that is not the operation, its own name
+ * and hint; and how hard to try (the action node's Request Options).
+ */
 export interface ServiceCall {
 	itemIndex?: number;
 	operation?: string;
 	errorHint?: string;
+	tuning?: RequestTuning;
 }
 
 /** The request's name, hint and item: the caller's where it gives them, else the endpoint's own. */
 function asCalledBy(call: ServiceCall, operation: string, errorHint?: string) {
-	return { operation: call.operation ?? operation, errorHint: call.errorHint ?? errorHint, itemIndex: call.itemIndex };
+	return { operation: call.operation ?? operation, errorHint: call.errorHint ?? errorHint, itemIndex: call.itemIndex, tuning: call.tuning };
 }
 
 /** What a write whose outcome is unknown tells the caller to check before repeating it (the service lists no contacts or modules). */

@@ -1,4 +1,5 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
+import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 /**
  * A parameter or input value the service would refuse. Thrown while items are prepared, before
@@ -15,6 +16,23 @@ export class InvalidInputError extends Error {
 		this.field = field;
 		this.hint = hint;
 	}
+}
+
+/** A JSON object: not null, not an array. */
+export function isPlainObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A refused input (an InvalidInputError, or another error) as n8n's error: the message names the item,
+ * if any, and the hint becomes the description n8n shows under it.
+ */
+export function refusedInputError(node: INode, error: unknown, itemIndex?: number): NodeOperationError {
+	const item = itemIndex === undefined ? '' : ` [item ${itemIndex}]`;
+	return new NodeOperationError(node, `${(error as Error).message}${item}`, {
+		itemIndex,
+		description: error instanceof InvalidInputError ? error.hint : undefined,
+	});
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -75,13 +93,9 @@ export function requirePhoneNumber(value: unknown, field: string): string {
 
 const NOT_JSON = Symbol('not JSON');
 
-/** JSON.parse that reports failure as a value, so callers can raise their own clear error. */
+/** Text parsed as JSON, or a marker for text that is not JSON, so callers can raise their own clear error. */
 export function parseJsonText(text: string): unknown {
-	try {
-		return JSON.parse(text);
-	} catch {
-		return NOT_JSON;
-	}
+	return jsonParse<unknown>(text, { fallbackValue: NOT_JSON });
 }
 
 export function isNotJson(value: unknown): boolean {
@@ -93,11 +107,11 @@ export function parseJsonObject(value: unknown, field: string): IDataObject {
 	const hint = 'Give a JSON object, for example {"email": "ada@example.com"}.';
 	const parsed = typeof value === 'string' ? parseJsonText(value) : value;
 	if (isNotJson(parsed)) throw new InvalidInputError(field, `is not valid JSON: ${quote(value)}`, hint);
-	if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+	if (!isPlainObject(parsed)) {
 		const kind = Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : `a ${typeof parsed}`;
 		throw new InvalidInputError(field, `must be a JSON object, got ${kind}`, hint);
 	}
-	return parsed as IDataObject;
+	return parsed;
 }
 
 /** Accepts a real array, a JSON array string, or a comma-separated string ("a, b"). */
@@ -139,16 +153,30 @@ export function parseIntegerList(value: unknown, field: string): number[] {
 
 export function requireHttpUrl(value: unknown, field: string): string {
 	const text = requireNonEmptyString(value, field, 'Enter the full address, for example https://hooks.example.com/calls.');
-	let url: URL | undefined;
-	try {
-		url = new URL(text);
-	} catch {
-		url = undefined;
-	}
-	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+	if (!parseHttpUrl(text)) {
 		throw new InvalidInputError(field, `must be an http:// or https:// address, got ${quote(text)}`, 'Enter the full address, for example https://hooks.example.com/calls.');
 	}
 	return text;
+}
+
+/** A value from a fixed list, such as an options parameter's values. */
+export function requireOneOf<Allowed extends string>(value: unknown, field: string, allowed: Iterable<Allowed>): Allowed {
+	const values = [...allowed];
+	if (typeof value !== 'string' || !(values as string[]).includes(value)) {
+		throw new InvalidInputError(field, `must be one of ${values.join(', ')}, got ${quote(value)}`);
+	}
+	return value as Allowed;
+}
+
+/** An http:// or https:// address, or undefined for any other text. */
+export function parseHttpUrl(text: string): URL | undefined {
+	let url: URL;
+	try {
+		url = new URL(text);
+	} catch {
+		return undefined;
+	}
+	return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
 }
 
 export function requireIntegerInRange(value: unknown, field: string, min: number, max: number): number {

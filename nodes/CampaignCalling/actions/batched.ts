@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import type { RequestTuning } from '../../shared/transport';
 import type { Failures, ItemResult } from './itemResults';
 import { sendOnceFor } from './sentRecord';
-import type { ParameterReader } from './shared/parameters';
 import type { BatchedOperation, BatchShare } from './types';
 
 interface Batch<Unit> {
@@ -23,14 +23,14 @@ export async function runBatched(
 	this: IExecuteFunctions,
 	operation: BatchedOperation<unknown>,
 	itemCount: number,
-	params: ParameterReader,
+	tuning: RequestTuning,
 	results: ItemResult[],
 	failures: Failures,
 ): Promise<void> {
 	const shares: Array<BatchShare<unknown> | undefined> = new Array(itemCount);
 	for (let i = 0; i < itemCount; i++) {
 		try {
-			shares[i] = operation.prepare.call(this, i, params);
+			shares[i] = operation.prepare.call(this, i);
 		} catch (error) {
 			failures.failItem(i, error);
 		}
@@ -41,9 +41,9 @@ export async function runBatched(
 	};
 	let batching: { batchSize: number; parallelRequests: number };
 	try {
-		batching = operation.batching.call(this, params);
+		batching = operation.batching.call(this);
 		const totalUnits = shares.reduce((sum, share) => sum + (share?.units.length ?? 0), 0);
-		operation.checkTotal?.call(this, totalUnits, params);
+		operation.checkTotal?.call(this, totalUnits);
 	} catch (error) {
 		// Node-wide options, read once, and the cap on the whole run: a bad value or a run over the cap
 		// refuses the whole run before any request, as Request Options do.
@@ -66,7 +66,7 @@ export async function runBatched(
 			const batchAnswers = await sendOnce(
 				`batch ${batch.number}`,
 				[batch.batchKey, batch.units],
-				async () => await operation.sendBatch.call(this, batch.batchKey, batch.units, batch.owners[0]),
+				async () => await operation.sendBatch.call(this, batch.batchKey, batch.units, { itemIndex: batch.owners[0], tuning }),
 			);
 			batch.owners.forEach((owner, index) => {
 				answers[owner][batch.positions[index]] = batchAnswers[index];

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { InvalidInputError } from '../../shared/validation';
+import { InvalidInputError, refusedInputError } from '../../shared/validation';
 
 /** Per input item: its output items, or the error that replaced them. */
 export type ItemResult = { output: IDataObject[] } | { error: Error; keep: IDataObject };
@@ -42,12 +42,11 @@ export function toOutputItems(ctx: IExecuteFunctions, results: ItemResult[]): IN
 	const returnData: INodeExecutionData[] = [];
 	for (let i = 0; i < results.length; i++) {
 		const result = results[i];
-		if ('error' in result) {
-			const json = toErrorOutput ? errorOutputJson(result.error) : errorItemJson(result.error, result.keep);
-			returnData.push({ json, pairedItem: { item: i } });
-			continue;
-		}
-		for (const json of result.output) returnData.push({ json, pairedItem: { item: i } });
+		const records =
+			'error' in result ? [toErrorOutput ? errorOutputJson(result.error) : errorItemJson(result.error, result.keep)] : result.output;
+		// Not returnJsonArray: it would take a service record that has a `json` field for an item.
+		const items = records.map((json) => ({ json }));
+		returnData.push(...ctx.helpers.constructExecutionMetaData(items, { itemData: { item: i } }));
 	}
 	return returnData;
 }
@@ -81,11 +80,6 @@ function toNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number):
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;
 	}
-	if (error instanceof InvalidInputError) {
-		return new NodeOperationError(ctx.getNode(), `${error.message} [item ${itemIndex}]`, {
-			itemIndex,
-			description: error.hint,
-		});
-	}
+	if (error instanceof InvalidInputError) return refusedInputError(ctx.getNode(), error, itemIndex);
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }

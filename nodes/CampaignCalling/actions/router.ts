@@ -7,8 +7,7 @@ import * as contact from './contact';
 import * as integration from './integration';
 import type { Failures, ItemResult } from './itemResults';
 import { recordFailures, toOutputItems } from './itemResults';
-import { tuneRequests } from '../../shared/transport';
-import { ParameterReader } from './shared/parameters';
+import type { RequestTuning } from '../../shared/transport';
 import { readRequestTuning } from './shared/requestOptions';
 import { sendOnceFor } from './sentRecord';
 import type { BatchedOperation, PerItemOperation } from './types';
@@ -49,20 +48,18 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}
 
-	const params = new ParameterReader(this);
 	const results: ItemResult[] = new Array(items.length);
 	const failures = recordFailures(this, results);
 
-	let tuned = false;
+	let tuning: RequestTuning | undefined;
 	try {
-		tuneRequests(this, readRequestTuning(params));
-		tuned = true;
+		tuning = readRequestTuning(this);
 	} catch (error) {
 		failures.refuseRun(error);
 	}
-	if (tuned) {
-		if (operation.kind === 'perItem') await runPerItem.call(this, operation, items.length, params, results, failures);
-		else await runBatched.call(this, operation, items.length, params, results, failures);
+	if (tuning) {
+		if (operation.kind === 'perItem') await runPerItem.call(this, operation, items.length, tuning, results, failures);
+		else await runBatched.call(this, operation, items.length, tuning, results, failures);
 	}
 
 	return [toOutputItems(this, results)];
@@ -72,7 +69,7 @@ async function runPerItem(
 	this: IExecuteFunctions,
 	operation: PerItemOperation<unknown>,
 	itemCount: number,
-	params: ParameterReader,
+	tuning: RequestTuning,
 	results: ItemResult[],
 	failures: Failures,
 ): Promise<void> {
@@ -80,7 +77,7 @@ async function runPerItem(
 	// Every item is checked before the first request, so bad input never half-runs.
 	for (let i = 0; i < itemCount; i++) {
 		try {
-			prepared[i] = operation.prepare.call(this, i, params);
+			prepared[i] = operation.prepare.call(this, i);
 		} catch (error) {
 			failures.failItem(i, error);
 		}
@@ -89,7 +86,7 @@ async function runPerItem(
 	for (let i = 0; i < itemCount; i++) {
 		if (results[i]) continue;
 		try {
-			const answer = await sendOnce(`item ${i}`, prepared[i], async () => await operation.send.call(this, prepared[i], i));
+			const answer = await sendOnce(`item ${i}`, prepared[i], async () => await operation.send.call(this, prepared[i], { itemIndex: i, tuning }));
 			results[i] = { output: Array.isArray(answer) ? answer : [answer] };
 		} catch (error) {
 			failures.failItem(i, error);

@@ -14,7 +14,8 @@ import type { SendKind } from './types';
  * A run is identified by n8n's execute data: each try of a run gets the same object (n8n 1.x and 2.x),
  * each run of a node and each execution a new one. It is held weakly, so a run's record goes when n8n
  * lets go of the run; nothing is timed and nothing outlives the execution. A record holds one answer per
- * item or batch that succeeded, no more than the run's own output.
+ * item or batch that succeeded, no more than the run's own output. A WeakMap and not an argument: n8n
+ * calls execute() afresh for each try, and its execute data is the only thing the tries share.
  */
 const runs = new WeakMap<IExecuteData, Map<string, unknown>>();
 

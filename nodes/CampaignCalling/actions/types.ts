@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { ParameterReader } from './shared/parameters';
+import type { ServiceCall } from '../../shared/service';
 
 /*
  * The contract between the router and the operations. Its own module, so operations never import
@@ -22,8 +22,8 @@ export interface SendKind {
  */
 export interface PerItemOperation<Prepared> extends SendKind {
 	kind: 'perItem';
-	prepare(this: IExecuteFunctions, itemIndex: number, params: ParameterReader): Prepared;
-	send(this: IExecuteFunctions, prepared: Prepared, itemIndex: number): Promise<IDataObject | IDataObject[]>;
+	prepare(this: IExecuteFunctions, itemIndex: number): Prepared;
+	send(this: IExecuteFunctions, prepared: Prepared, call: ServiceCall): Promise<IDataObject | IDataObject[]>;
 }
 
 /** What one input item contributes to a batched operation. */
@@ -40,16 +40,16 @@ export interface BatchShare<Unit> {
  */
 export interface BatchedOperation<Unit> extends SendKind {
 	kind: 'batched';
-	prepare(this: IExecuteFunctions, itemIndex: number, params: ParameterReader): BatchShare<Unit>;
-	batching(this: IExecuteFunctions, params: ParameterReader): { batchSize: number; parallelRequests: number };
+	prepare(this: IExecuteFunctions, itemIndex: number): BatchShare<Unit>;
+	batching(this: IExecuteFunctions): { batchSize: number; parallelRequests: number };
 	/**
 	 * Runs once, after every item is prepared and before any request, with the number of units the run
 	 * would send; throws to refuse the whole run (a cap the user set on what one run may do): nothing is
 	 * sent, and the router stops the run or, under Continue On Fail, fails every item.
 	 */
-	checkTotal?(this: IExecuteFunctions, totalUnits: number, params: ParameterReader): void;
-	/** Sends one batch; resolves to one answer per unit, in order. */
-	sendBatch(this: IExecuteFunctions, batchKey: string, units: Unit[], firstItemIndex: number): Promise<IDataObject[]>;
+	checkTotal?(this: IExecuteFunctions, totalUnits: number): void;
+	/** Sends one batch; resolves to one answer per unit, in order. `call` names the batch's first item. */
+	sendBatch(this: IExecuteFunctions, batchKey: string, units: Unit[], call: ServiceCall): Promise<IDataObject[]>;
 	itemOutput(share: BatchShare<Unit>, answers: IDataObject[], batchNumbers: number[]): IDataObject;
 	/** What a failed item keeps of its input, so nothing is lost with Continue On Fail. */
 	failedItemOutput(share: BatchShare<Unit>): IDataObject;

@@ -1,6 +1,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { listWebhookFlows } from '../../shared/service';
+import { isPlainObject } from '../../shared/validation';
 
 /**
  * The webhook flows for Update Campaign → Webhook Flow's list, searchable by name. The listing is
@@ -18,7 +19,7 @@ export async function searchWebhookFlows(this: ILoadOptionsFunctions, filter?: s
 	);
 	const wanted = (filter ?? '').trim().toLowerCase();
 	const results = flows
-		.filter((flow) => flow !== null && typeof flow === 'object' && typeof flow.id === 'string')
+		.filter((flow) => isPlainObject(flow) && typeof flow.id === 'string')
 		.map((flow) => ({ name: typeof flow.name === 'string' && flow.name !== '' ? flow.name : String(flow.id), value: String(flow.id) }))
 		.filter((flow) => wanted === '' || flow.name.toLowerCase().includes(wanted))
 		.sort((a, b) => a.name.localeCompare(b.name));

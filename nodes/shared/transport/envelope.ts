@@ -1,6 +1,7 @@
-import type { IDataObject } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
 
 import type { HttpAnswer } from './retry';
+import { isPlainObject } from '../validation';
 import { headerValue } from './retry';
 
 /**
@@ -98,16 +99,15 @@ function describe(value: unknown): string {
 	return `a ${typeof value}`;
 }
 
+const NOT_JSON = Symbol('not JSON');
+
 function parseBody(body: unknown): ParsedBody {
 	if (body === undefined || body === null || body === '') return { kind: 'empty' };
 	if (typeof body !== 'string') return { kind: 'json', value: body };
 	const text = body.trim();
 	if (text === '') return { kind: 'empty' };
-	try {
-		return { kind: 'json', value: JSON.parse(text) };
-	} catch {
-		return { kind: 'invalid', text };
-	}
+	const value = jsonParse<unknown>(text, { fallbackValue: NOT_JSON });
+	return value === NOT_JSON ? { kind: 'invalid', text } : { kind: 'json', value };
 }
 
 function asEnvelope(value: unknown): Envelope | undefined {
@@ -117,8 +117,4 @@ function asEnvelope(value: unknown): Envelope | undefined {
 		message: typeof value.message === 'string' ? value.message : '',
 		data: value.data,
 	};
-}
-
-export function isPlainObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,9 +2,9 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { AnswerFailures, Envelope, ParsedBody } from './envelope';
-import { isPlainObject } from './envelope';
 import { networkFailureFacts } from './retry';
 import { noAnswerCause, truncate } from './rootCauses';
+import { isPlainObject } from '../validation';
 
 /** What every error of one request names: the operation, the input item, and what the user can check. */
 export interface FailureContext {

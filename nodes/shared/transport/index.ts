@@ -5,9 +5,8 @@
  * Callers import from here.
  */
 export type { AnswerShape, DataShape, Envelope } from './envelope';
-export { isPlainObject } from './envelope';
 export { redactSecret } from './failures';
 export type { RequestTuning, ServiceContext, ServiceRequest } from './request';
-export { CREDENTIAL_TYPE, DEFAULT_TIMEOUT_MS, normaliseBaseUrl, serviceRequest, tuneRequests } from './request';
+export { CREDENTIAL_TYPE, DEFAULT_TIMEOUT_MS, normaliseBaseUrl, serviceRequest } from './request';
 export type { RetryPolicy } from './retry';
 export { DEFAULT_RETRY_POLICY, isRetryable, networkErrorCode, retryDelayMs } from './retry';

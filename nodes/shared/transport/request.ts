@@ -9,6 +9,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { parseHttpUrl } from '../validation';
+
 import type { AnswerShape } from './envelope';
 import { interpretAnswer } from './envelope';
 import type { FailureContext } from './failures';
@@ -23,17 +25,10 @@ export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFu
 /** No request waits longer than this unless the caller asks for another limit. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
-/** How hard the transport tries: set once per execution from the node's Request Options. */
+/** How hard the transport tries: the action node's Request Options, read once per execution. */
 export interface RequestTuning {
 	retry: RetryPolicy;
 	timeoutMs: number;
-}
-
-const tuningByExecution = new WeakMap<object, RequestTuning>();
-
-/** Applies Request Options to every request made through this execution context. */
-export function tuneRequests(context: ServiceContext, tuning: RequestTuning): void {
-	tuningByExecution.set(context, tuning);
 }
 
 export interface ServiceRequest extends FailureContext {
@@ -43,6 +38,8 @@ export interface ServiceRequest extends FailureContext {
 	body?: IDataObject | IDataObject[];
 	qs?: IDataObject;
 	answer: AnswerShape;
+	/** Retries and timeout; without it, the defaults. */
+	tuning?: RequestTuning;
 }
 
 interface CampaignCallingCredentials {
@@ -56,13 +53,7 @@ interface CampaignCallingCredentials {
  */
 export function normaliseBaseUrl(raw: unknown): string {
 	const value = typeof raw === 'string' ? raw.trim() : '';
-	let parsed: URL | undefined;
-	try {
-		parsed = new URL(value);
-	} catch {
-		parsed = undefined;
-	}
-	if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+	if (!parseHttpUrl(value)) {
 		throw new Error(
 			`The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com`,
 		);
@@ -70,6 +61,11 @@ export function normaliseBaseUrl(raw: unknown): string {
 	return value.replace(/\/+$/, '');
 }
 
+/*
+ * A cache, not an argument: every caller (the action node's operations, the trigger's hooks, the
+ * editor's list search) gets the credential's one read per context without having to carry it, and
+ * it goes with the context.
+ */
 const credentialsByExecution = new WeakMap<object, Promise<CampaignCallingCredentials>>();
 
 /**
@@ -101,7 +97,7 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		});
 	}
 
-	const tuning = tuningByExecution.get(this) ?? { retry: DEFAULT_RETRY_POLICY, timeoutMs: DEFAULT_TIMEOUT_MS };
+	const tuning = request.tuning ?? { retry: DEFAULT_RETRY_POLICY, timeoutMs: DEFAULT_TIMEOUT_MS };
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,

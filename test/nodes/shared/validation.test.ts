@@ -1,4 +1,5 @@
 import {
+	isPlainObject,
 	InvalidInputError,
 	isNotJson,
 	parseIntegerList,
@@ -172,5 +173,14 @@ describe('requireIntegerInRange', () => {
 
 	it.each([[0], [4], [1.5], ['two'], [''], [null], [undefined]])('refuses %p', (value) => {
 		expect(invalid(() => requireIntegerInRange(value, 'N', 1, 3)).message).toMatch(/^N must be a whole number from 1 to 3, got /);
+	});
+});
+
+describe('isPlainObject', () => {
+	it('accepts objects only', () => {
+		expect(isPlainObject({})).toBe(true);
+		expect(isPlainObject([])).toBe(false);
+		expect(isPlainObject(null)).toBe(false);
+		expect(isPlainObject('x')).toBe(false);
 	});
 });

@@ -1,6 +1,7 @@
+import { updateDisplayOptions } from 'n8n-workflow';
+
 import { getCampaign } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
 import { requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
@@ -21,20 +22,20 @@ export const SIMPLIFIED_CAMPAIGN_FIELDS = [
 
 const LEADING_FIELDS = ['id', 'name', 'status'] as const;
 
-export const description = forOperation('campaign', 'get', [campaignIdProperty, simplifyProperty(SIMPLIFIED_CAMPAIGN_FIELDS)]);
+export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['get'] } }, [campaignIdProperty, simplifyProperty(SIMPLIFIED_CAMPAIGN_FIELDS)]);
 
 export const operation: PerItemOperation<{ campaignId: string; simplify: boolean }> = {
 	kind: 'perItem',
 
-	prepare(itemIndex, params) {
+	prepare(itemIndex) {
 		return {
-			campaignId: requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint),
-			simplify: readSimplify(itemIndex, params),
+			campaignId: requireUuid(this.getNodeParameter('campaignId', itemIndex), 'Campaign ID', campaignIdHint),
+			simplify: readSimplify(this, itemIndex),
 		};
 	},
 
-	async send({ campaignId, simplify }, itemIndex) {
-		const campaign = await getCampaign.call(this, campaignId, { itemIndex });
+	async send({ campaignId, simplify }, call) {
+		const campaign = await getCampaign.call(this, campaignId, call);
 		return shapeRecord(campaign, {
 			simplify,
 			keptFields: SIMPLIFIED_CAMPAIGN_FIELDS,

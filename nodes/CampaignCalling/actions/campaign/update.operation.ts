@@ -1,10 +1,11 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { updateCampaign } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import {
 	InvalidInputError,
+	isPlainObject,
 	parseIntegerList,
 	parseJsonObject,
 	parseStringList,
@@ -36,7 +37,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = forOperation('campaign', 'update', properties);
+export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['update'] } }, properties);
 
 function convert(field: UpdateField, value: unknown): unknown {
 	const label = `Update Fields → ${field.displayName}`;
@@ -49,7 +50,7 @@ function convert(field: UpdateField, value: unknown): unknown {
 		case 'uuid':
 			return requireUuid(value, label);
 		case 'webhookFlow':
-			return requireUuid(locatorValue(value), label, 'Pick the flow from the list, or enter its ID (a UUID).');
+			return requireUuid(value, label, 'Pick the flow from the list, or enter its ID (a UUID).');
 		case 'integerList':
 			return parseIntegerList(value, label);
 		case 'textList':
@@ -57,14 +58,6 @@ function convert(field: UpdateField, value: unknown): unknown {
 		case 'object':
 			return parseJsonObject(value, label);
 	}
-}
-
-/** The ID in a resource locator's value; a plain string (a workflow written by hand or by a tool) is the ID itself. */
-export function locatorValue(value: unknown): unknown {
-	if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'value' in value) {
-		return (value as { value: unknown }).value;
-	}
-	return value;
 }
 
 interface PreparedUpdate {
@@ -75,13 +68,18 @@ interface PreparedUpdate {
 export const operation: PerItemOperation<PreparedUpdate> = {
 	kind: 'perItem',
 
-	prepare(itemIndex, params) {
-		const campaignId = requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
-		const updateFields = params.get<IDataObject>('updateFields', itemIndex, {});
+	prepare(itemIndex) {
+		const campaignId = requireUuid(this.getNodeParameter('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
+		const updateFields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 		const body: IDataObject = {};
 		for (const field of UPDATE_FIELDS) {
 			if (!(field.name in updateFields)) continue;
-			body[field.serviceName] = convert(field, updateFields[field.name]) as IDataObject[string];
+			// n8n unwraps a resource locator (Webhook Flow) into its ID; a plain string is kept as it is.
+			const value =
+				field.kind === 'webhookFlow'
+					? this.getNodeParameter(`updateFields.${field.name}`, itemIndex, undefined, { extractValue: true })
+					: updateFields[field.name];
+			body[field.serviceName] = convert(field, value) as IDataObject[string];
 		}
 		if (Object.keys(body).length === 0) {
 			throw new InvalidInputError(
@@ -94,11 +92,9 @@ export const operation: PerItemOperation<PreparedUpdate> = {
 		return { campaignId, body };
 	},
 
-	async send({ campaignId, body }, itemIndex) {
-		const answer = await updateCampaign.call(this, campaignId, body, { itemIndex });
+	async send({ campaignId, body }, call) {
+		const answer = await updateCampaign.call(this, campaignId, body, call);
 		// The spec does not show this answer's body, so it is handed on as it came.
-		return typeof answer === 'object' && answer !== null && !Array.isArray(answer)
-			? (answer as IDataObject)
-			: { campaignId, response: answer as IDataObject[string] };
+		return isPlainObject(answer) ? answer : { campaignId, response: answer as IDataObject[string] };
 	},
 };

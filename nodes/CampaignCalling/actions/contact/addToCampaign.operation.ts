@@ -1,13 +1,13 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ContactInput } from '../../../shared/service';
 import { addContacts } from '../../../shared/service';
 import type { BatchedOperation, BatchShare } from '../types';
-import { forOperation } from '../shared/display';
-import { InvalidInputError, requireIntegerInRange, requireUuid } from '../../../shared/validation';
-import { campaignIdHint } from '../campaign/fields';
-import type { InputMode } from './contactInput';
-import { readContacts, readMappedContact } from './contactInput';
+import { InvalidInputError, requireIntegerInRange, requireOneOf, requireUuid } from '../../../shared/validation';
+import { campaignIdHint, campaignIdProperty } from '../campaign/fields';
+import { INPUT_MODES, readContacts, readMappedContact } from './contactInput';
+import { readItemParameters } from '../shared/parameters';
 
 export const DEFAULT_BATCH_SIZE = 100;
 export const MAX_BATCH_SIZE = 1000;
@@ -21,16 +21,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	{
-		displayName: 'Campaign ID',
-		name: 'campaignId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. 3f1c2b9a-4d5e-4f60-8a7b-9c0d1e2f3a4b',
-		description: 'The ID of the campaign that will call these contacts',
-		hint: 'The service has no campaign listing to pick from: copy the ID from the calling service or map it from an earlier step',
-	},
+	{ ...campaignIdProperty, description: 'The ID of the campaign that will call these contacts' },
 	{
 		displayName: 'Input Mode',
 		name: 'inputMode',
@@ -159,24 +150,25 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = forOperation('contact', 'addToCampaign', properties);
+export const description = updateDisplayOptions({ show: { resource: ['contact'], operation: ['addToCampaign'] } }, properties);
 
 export const operation: BatchedOperation<ContactInput> = {
 	kind: 'batched',
 	createsOnEachSend: true,
 
-	prepare(itemIndex, params): BatchShare<ContactInput> {
-		const mode = params.get<InputMode>('inputMode', itemIndex, 'fields');
-		if (mode === 'fields') return readMappedContact(itemIndex, params);
-		const campaignId = requireUuid(params.get<unknown>('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
-		return { batchKey: campaignId, units: readContacts.call(this, itemIndex, params, mode) };
+	prepare(itemIndex): BatchShare<ContactInput> {
+		// Read as the mapped fields are: this runs for every item of a large list.
+		const mode = requireOneOf(readItemParameters(this, itemIndex, ['inputMode'], ['fields'])[0], 'Input Mode', INPUT_MODES);
+		if (mode === 'fields') return readMappedContact(this, itemIndex);
+		const [campaignId] = readItemParameters(this, itemIndex, ['campaignId']);
+		return { batchKey: requireUuid(campaignId, 'Campaign ID', campaignIdHint), units: readContacts(this, itemIndex, mode) };
 	},
 
-	batching(params) {
+	batching() {
 		return {
-			batchSize: requireIntegerInRange(params.get('options.batchSize', 0, DEFAULT_BATCH_SIZE), 'Batch Size', 1, MAX_BATCH_SIZE),
+			batchSize: requireIntegerInRange(this.getNodeParameter('options.batchSize', 0, DEFAULT_BATCH_SIZE), 'Batch Size', 1, MAX_BATCH_SIZE),
 			parallelRequests: requireIntegerInRange(
-				params.get('options.parallelRequests', 0, 1),
+				this.getNodeParameter('options.parallelRequests', 0, 1),
 				'Requests in Parallel',
 				1,
 				MAX_PARALLEL_REQUESTS,
@@ -184,8 +176,8 @@ export const operation: BatchedOperation<ContactInput> = {
 		};
 	},
 
-	checkTotal(totalContacts, params) {
-		const limit = requireIntegerInRange(params.get('options.maxContactsPerRun', 0, 0), 'Max Contacts per Run', 0, Number.MAX_SAFE_INTEGER);
+	checkTotal(totalContacts) {
+		const limit = requireIntegerInRange(this.getNodeParameter('options.maxContactsPerRun', 0, 0), 'Max Contacts per Run', 0, Number.MAX_SAFE_INTEGER);
 		if (limit > 0 && totalContacts > limit) {
 			throw new InvalidInputError(
 				'Max Contacts per Run',
@@ -195,8 +187,8 @@ export const operation: BatchedOperation<ContactInput> = {
 		}
 	},
 
-	async sendBatch(campaignId, contacts, firstItemIndex) {
-		const data = await addContacts.call(this, campaignId, contacts, { itemIndex: firstItemIndex });
+	async sendBatch(campaignId, contacts, call) {
+		const data = await addContacts.call(this, campaignId, contacts, call);
 		// The spec does not show `data`: an array with one entry per contact is matched to them;
 		// anything else is the whole batch's answer.
 		const perContact = Array.isArray(data) && data.length === contacts.length;

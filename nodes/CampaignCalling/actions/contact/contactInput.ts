@@ -2,9 +2,10 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { ContactInput } from '../../../shared/service';
 import type { BatchShare } from '../types';
-import type { ParameterReader } from '../shared/parameters';
+import { readItemParameters } from '../shared/parameters';
 import {
 	InvalidInputError,
+	isPlainObject,
 	isNotJson,
 	parseJsonObject,
 	parseJsonText,
@@ -20,7 +21,9 @@ import { campaignIdHint } from '../campaign/fields';
  * every contact checked before anything is sent.
  */
 
-export type InputMode = 'fields' | 'autoMap' | 'json';
+export const INPUT_MODES = ['fields', 'autoMap', 'json'] as const;
+
+export type InputMode = (typeof INPUT_MODES)[number];
 
 /** Field spellings accepted in Auto-Map mode, in order of preference. */
 const AUTO_MAP_SPELLINGS: Record<'firstname' | 'lastname' | 'phone_number', string[]> = {
@@ -38,10 +41,10 @@ function pick(json: IDataObject, spellings: string[]): unknown {
 
 /** Checks one contact in the service's shape; `where` tells which entry of a JSON array it is. */
 function checkContact(raw: unknown, where = ''): ContactInput {
-	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+	if (!isPlainObject(raw)) {
 		throw new InvalidInputError(`Contact${where}`, `must be a JSON object, got ${quote(raw)}`);
 	}
-	const entry = raw as Record<string, unknown>;
+	const entry = raw;
 	const contact: ContactInput = {
 		firstname: requireNonEmptyString(entry.firstname, `First Name (firstname)${where}`),
 		lastname: requireNonEmptyString(entry.lastname, `Last Name (lastname)${where}`),
@@ -53,9 +56,9 @@ function checkContact(raw: unknown, where = ''): ContactInput {
 	return contact;
 }
 
-export function readContacts(this: IExecuteFunctions, itemIndex: number, params: ParameterReader, mode: Exclude<InputMode, 'fields'>): ContactInput[] {
+export function readContacts(context: IExecuteFunctions, itemIndex: number, mode: Exclude<InputMode, 'fields'>): ContactInput[] {
 	if (mode === 'autoMap') {
-		const json = this.getInputData()[itemIndex].json;
+		const json = context.getInputData()[itemIndex].json;
 		return [
 			checkContact({
 				firstname: pick(json, AUTO_MAP_SPELLINGS.firstname),
@@ -65,25 +68,23 @@ export function readContacts(this: IExecuteFunctions, itemIndex: number, params:
 			}),
 		];
 	}
-	if (mode === 'json') {
-		const raw = params.get<unknown>('contactsJson', itemIndex);
-		const list = typeof raw === 'string' ? parseJsonText(raw) : raw;
-		if (isNotJson(list)) {
-			throw new InvalidInputError('Contacts (JSON)', `is not valid JSON: ${quote(raw)}`, 'Give a JSON array of contacts.');
-		}
-		if (!Array.isArray(list)) {
-			throw new InvalidInputError('Contacts (JSON)', `must be a JSON array of contacts, got ${quote(list)}`, 'Wrap a single contact in [ ].');
-		}
-		return list.map((entry, position) => checkContact(entry, ` of contact ${position} in Contacts (JSON)`));
+	const raw = context.getNodeParameter('contactsJson', itemIndex);
+	const list = typeof raw === 'string' ? parseJsonText(raw) : raw;
+	if (isNotJson(list)) {
+		throw new InvalidInputError('Contacts (JSON)', `is not valid JSON: ${quote(raw)}`, 'Give a JSON array of contacts.');
 	}
-	throw new InvalidInputError('Input Mode', `is not one of fields, autoMap, json: ${quote(mode)}`);
+	if (!Array.isArray(list)) {
+		throw new InvalidInputError('Contacts (JSON)', `must be a JSON array of contacts, got ${quote(list)}`, 'Wrap a single contact in [ ].');
+	}
+	return list.map((entry, position) => checkContact(entry, ` of contact ${position} in Contacts (JSON)`));
 }
 
 /** Map Each Field: the item's parameters read in one pass, so their expressions are evaluated together. */
-export function readMappedContact(itemIndex: number, params: ParameterReader): BatchShare<ContactInput> {
-	const [campaignId, firstname, lastname, phoneNumber, metadata] = params.getEach(
-		['campaignId', 'firstName', 'lastName', 'phoneNumber', 'additionalFields.metadata'],
+export function readMappedContact(context: IExecuteFunctions, itemIndex: number): BatchShare<ContactInput> {
+	const [campaignId, firstname, lastname, phoneNumber, metadata] = readItemParameters(
+		context,
 		itemIndex,
+		['campaignId', 'firstName', 'lastName', 'phoneNumber', 'additionalFields.metadata'],
 		[undefined, undefined, undefined, undefined, ''],
 	);
 	const batchKey = requireUuid(campaignId, 'Campaign ID', campaignIdHint);

@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getContact } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
 import { requireUuid } from '../../../shared/validation';
 
@@ -39,20 +39,20 @@ const properties: INodeProperties[] = [
 	simplifyProperty(SIMPLIFIED_CONTACT_FIELDS),
 ];
 
-export const description = forOperation('contact', 'get', properties);
+export const description = updateDisplayOptions({ show: { resource: ['contact'], operation: ['get'] } }, properties);
 
 export const operation: PerItemOperation<{ contactId: string; simplify: boolean }> = {
 	kind: 'perItem',
 
-	prepare(itemIndex, params) {
+	prepare(itemIndex) {
 		return {
-			contactId: requireUuid(params.get<unknown>('contactId', itemIndex), 'Contact ID', contactIdHint),
-			simplify: readSimplify(itemIndex, params),
+			contactId: requireUuid(this.getNodeParameter('contactId', itemIndex), 'Contact ID', contactIdHint),
+			simplify: readSimplify(this, itemIndex),
 		};
 	},
 
-	async send({ contactId, simplify }, itemIndex) {
-		const contact = await getContact.call(this, contactId, { itemIndex });
+	async send({ contactId, simplify }, call) {
+		const contact = await getContact.call(this, contactId, call);
 		return shapeRecord(contact, {
 			simplify,
 			keptFields: SIMPLIFIED_CONTACT_FIELDS,

@@ -1,12 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createIntegrationModule } from '../../../shared/service';
 import { INTEGRATION_TYPES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import type { DeliverySettings } from '../../../shared/moduleSettings';
 import { deliveryProperties, readDeliverySettings } from '../../../shared/moduleSettings';
-import { InvalidInputError, quote } from '../../../shared/validation';
+import { requireOneOf } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -21,31 +21,25 @@ const properties: INodeProperties[] = [
 	...deliveryProperties('The address the service sends campaign data to, starting with https:// or http://'),
 ];
 
-export const description = forOperation('integration', 'create', properties);
+export const description = updateDisplayOptions({ show: { resource: ['integration'], operation: ['create'] } }, properties);
 
 interface PreparedIntegration {
 	type: string;
 	settings: DeliverySettings;
 }
 
-const integrationTypeValues = new Set(INTEGRATION_TYPES.map((option) => option.value));
+const integrationTypeValues = INTEGRATION_TYPES.map((option) => String(option.value));
 
 export const operation: PerItemOperation<PreparedIntegration> = {
 	kind: 'perItem',
 	createsOnEachSend: true,
 
-	prepare(itemIndex, params) {
-		const type = params.get<unknown>('integrationType', itemIndex);
-		if (typeof type !== 'string' || !integrationTypeValues.has(type)) {
-			throw new InvalidInputError(
-				'Integration Type',
-				`must be one of ${[...integrationTypeValues].join(', ')}, got ${quote(type)}`,
-			);
-		}
-		return { type, settings: readDeliverySettings(params, itemIndex) };
+	prepare(itemIndex) {
+		const type = requireOneOf(this.getNodeParameter('integrationType', itemIndex), 'Integration Type', integrationTypeValues);
+		return { type, settings: readDeliverySettings(this, itemIndex) };
 	},
 
-	async send({ type, settings }, itemIndex) {
-		return await createIntegrationModule.call(this, type, settings, { itemIndex });
+	async send({ type, settings }, call) {
+		return await createIntegrationModule.call(this, type, settings, call);
 	},
 };

@@ -1,144 +1,91 @@
-import type { IDataObject, IExecuteFunctions, INodeParameters, NodeParameterValueType } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, NodeParameterValueType } from 'n8n-workflow';
 
 /**
- * Reads node parameters for many items while paying n8n's expression cost (about 0.4 ms per
- * expression per item) only where it buys something:
- * - a parameter with no expression anywhere in it is evaluated once per execution;
- * - a parameter that is exactly `{{ $json.path }}` (dotted or bracketed keys) is read straight
- *   from the item when the value found is text, a number or a boolean: what n8n's own evaluation
- *   returns for it. Anything else (a missing key, null, an object, any other expression) is left
- *   to n8n, so its results and errors stay n8n's own;
- * - `getEach` evaluates several single-`{{ }}` expressions of an item in one pass (see there).
+ * Several parameters of one item, in the order named, at a fraction of n8n's expression cost (one
+ * round trip into its expression sandbox per expression per item). Only Add to Campaign uses it: it
+ * runs for thousands of items, and bench/RESULTS.md ("Issue 31.7") shows what each part earns there.
+ * - A parameter without an expression is its own value, and an absent one the fallback: what n8n
+ *   returns for them, since none of Add to Campaign's parameters has a `validateType` for n8n to
+ *   check them against. n8n's own read costs tens of microseconds per parameter per item.
+ * - A parameter that is exactly `{{ $json.path }}` (dotted or bracketed keys) is read straight from
+ *   the item when the value found is text, a number or a boolean: what n8n's own evaluation returns.
+ * - The other single-`{{ }}` expressions are evaluated together, as one array expression, so three
+ *   fields cost one trip instead of three. Only text, numbers and booleans are taken from that pass.
+ * Anything else (a missing key, null, an object, a failure) is left to n8n's own evaluation of that
+ * parameter, so its results and errors stay n8n's.
  */
-export class ParameterReader {
-	private readonly context: IExecuteFunctions;
-
-	private readonly rawParameters: INodeParameters;
-
-	private readonly constants = new Map<string, unknown>();
-
-	private readonly jsonPaths = new Map<string, string[] | null>();
-
-	private readonly expressionBodies = new Map<string, string | null>();
-
-	private inputItems: Array<{ json: IDataObject }> | undefined;
-
-	constructor(context: IExecuteFunctions) {
-		this.context = context;
-		this.rawParameters = context.getNode().parameters;
-	}
-
-	/** The parameter's value for an item; `name` may be a dotted path such as `options.batchSize`. */
-	get<T>(name: string, itemIndex: number, fallback?: T): T {
-		if (this.constants.has(name)) return this.constants.get(name) as T;
-
-		const path = this.jsonPathOf(name);
-		if (path) {
-			const value = this.readItemPath(itemIndex, path);
-			if (isPlainValue(value)) return value as T;
+export function readItemParameters(context: IExecuteFunctions, itemIndex: number, names: string[], fallbacks: unknown[] = []): unknown[] {
+	const item = context.getInputData()[itemIndex]?.json;
+	const values: unknown[] = new Array(names.length);
+	const resolved = new Array<boolean>(names.length).fill(false);
+	const combinable: Array<{ index: number; body: string }> = [];
+	names.forEach((name, index) => {
+		// As written in the node, expressions unevaluated; not getNode(), which copies the whole node.
+		const raw: unknown = context.getNodeParameter(name, itemIndex, fallbacks[index] as NodeParameterValueType, { rawExpressions: true });
+		if (isPlainValue(raw) && !(typeof raw === 'string' && raw.startsWith('='))) {
+			values[index] = raw;
+			resolved[index] = true;
+			return;
 		}
+		if (typeof raw !== 'string') return;
+		const path = parseJsonReference(raw);
+		const fromItem = path ? readPath(item, path) : undefined;
+		if (isPlainValue(fromItem)) {
+			values[index] = fromItem;
+			resolved[index] = true;
+			return;
+		}
+		const body = expressionBody(raw);
+		if (body !== null) combinable.push({ index, body });
+	});
 
-		return this.evaluate(name, itemIndex, fallback);
-	}
-
-	/** n8n's own evaluation; a parameter without expressions is kept for the rest of the execution. */
-	private evaluate<T>(name: string, itemIndex: number, fallback?: T): T {
-		const value = this.context.getNodeParameter(name, itemIndex, fallback as NodeParameterValueType) as T;
-		if (!containsExpression(rawAt(this.rawParameters, name))) this.constants.set(name, value);
-		return value;
-	}
-
-	/**
-	 * Several parameters' values for one item, in the order named. Expressions the fast path cannot
-	 * take are evaluated together, as one array expression, when each is a single `{{ }}` block:
-	 * n8n 2.x pays a round trip into its expression sandbox (and builds its data proxy) per
-	 * evaluation, so three fields cost one trip instead of three. Only text, numbers and booleans
-	 * are taken from that pass; any other value, and any failure, is left to n8n's own evaluation
-	 * of that parameter, so its results and errors stay n8n's.
-	 */
-	getEach(names: string[], itemIndex: number, fallbacks: unknown[] = []): unknown[] {
-		const values: unknown[] = new Array(names.length);
-		const resolved = new Array<boolean>(names.length).fill(false);
-		const combinable: number[] = [];
-		names.forEach((name, index) => {
-			if (this.constants.has(name)) {
-				values[index] = this.constants.get(name);
+	if (combinable.length > 1) {
+		const together = evaluateTogether(
+			context,
+			combinable.map(({ body }) => body),
+			itemIndex,
+		);
+		combinable.forEach(({ index }, position) => {
+			if (together && isPlainValue(together[position])) {
+				values[index] = together[position];
 				resolved[index] = true;
-				return;
-			}
-			const path = this.jsonPathOf(name);
-			const fromItem = path ? this.readItemPath(itemIndex, path) : undefined;
-			if (isPlainValue(fromItem)) {
-				values[index] = fromItem;
-				resolved[index] = true;
-			} else if (this.expressionBodyOf(name) !== null) {
-				combinable.push(index);
 			}
 		});
-
-		if (combinable.length > 1) {
-			const together = this.evaluateTogether(
-				combinable.map((index) => this.expressionBodyOf(names[index]) as string),
-				itemIndex,
-			);
-			combinable.forEach((index, position) => {
-				if (together && isPlainValue(together[position])) {
-					values[index] = together[position];
-					resolved[index] = true;
-				}
-			});
-		}
-
-		names.forEach((name, index) => {
-			if (!resolved[index]) values[index] = this.evaluate(name, itemIndex, fallbacks[index]);
-		});
-		return values;
 	}
 
-	private evaluateTogether(bodies: string[], itemIndex: number): unknown[] | undefined {
-		// Each body on its own lines, so a trailing // comment cannot swallow what follows.
-		const expression = `{{ [${bodies.map((body) => `(\n${body}\n)`).join(',')}] }}`;
-		try {
-			const result = this.context.evaluateExpression(expression, itemIndex);
-			return Array.isArray(result) && result.length === bodies.length ? result : undefined;
-		} catch {
+	names.forEach((name, index) => {
+		if (!resolved[index]) values[index] = context.getNodeParameter(name, itemIndex, fallbacks[index] as NodeParameterValueType);
+	});
+	return values;
+}
+
+function evaluateTogether(context: IExecuteFunctions, bodies: string[], itemIndex: number): unknown[] | undefined {
+	// Each body on its own lines, so a trailing // comment cannot swallow what follows.
+	const expression = `{{ [${bodies.map((body) => `(\n${body}\n)`).join(',')}] }}`;
+	try {
+		const result = context.evaluateExpression(expression, itemIndex);
+		return Array.isArray(result) && result.length === bodies.length ? result : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The inside of `={{ ... }}` when that is the parameter's whole value, else null. */
+function expressionBody(raw: string): string | null {
+	const match = /^=\{\{([\s\S]*)\}\}$/.exec(raw);
+	if (!match || match[1].includes('{{') || match[1].includes('}}') || match[1].trim() === '') return null;
+	return match[1];
+}
+
+function readPath(json: IDataObject | undefined, path: string[]): unknown {
+	let current: unknown = json;
+	for (const key of path) {
+		if (current === null || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, key)) {
 			return undefined;
 		}
+		current = (current as Record<string, unknown>)[key];
 	}
-
-	/** The inside of `={{ ... }}` when that is the parameter's whole value, else null. */
-	private expressionBodyOf(name: string): string | null {
-		let body = this.expressionBodies.get(name);
-		if (body === undefined) {
-			const raw = rawAt(this.rawParameters, name);
-			const match = typeof raw === 'string' ? /^=\{\{([\s\S]*)\}\}$/.exec(raw) : null;
-			body = match && !match[1].includes('{{') && !match[1].includes('}}') && match[1].trim() !== '' ? match[1] : null;
-			this.expressionBodies.set(name, body);
-		}
-		return body;
-	}
-
-	private jsonPathOf(name: string): string[] | null {
-		let path = this.jsonPaths.get(name);
-		if (path === undefined) {
-			const raw = rawAt(this.rawParameters, name);
-			path = typeof raw === 'string' ? parseJsonReference(raw) : null;
-			this.jsonPaths.set(name, path);
-		}
-		return path;
-	}
-
-	private readItemPath(itemIndex: number, path: string[]): unknown {
-		this.inputItems ??= this.context.getInputData() as Array<{ json: IDataObject }>;
-		let current: unknown = this.inputItems[itemIndex]?.json;
-		for (const key of path) {
-			if (current === null || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, key)) {
-				return undefined;
-			}
-			current = (current as Record<string, unknown>)[key];
-		}
-		return current;
-	}
+	return current;
 }
 
 /** Text, a number or a boolean: values n8n hands back from an expression unchanged. */
@@ -167,21 +114,4 @@ export function parseJsonReference(raw: string): string[] | null {
 		rest = rest.slice(segment[0].length);
 	}
 	return keys;
-}
-
-function rawAt(parameters: INodeParameters, path: string): unknown {
-	let current: unknown = parameters;
-	for (const key of path.split('.')) {
-		if (current === null || typeof current !== 'object') return undefined;
-		current = (current as Record<string, unknown>)[key];
-	}
-	return current;
-}
-
-/** n8n marks an expression by a leading `=` on a string value, at any depth of the parameter. */
-export function containsExpression(value: unknown): boolean {
-	if (typeof value === 'string') return value.startsWith('=');
-	if (Array.isArray(value)) return value.some(containsExpression);
-	if (value !== null && typeof value === 'object') return Object.values(value).some(containsExpression);
-	return false;
 }

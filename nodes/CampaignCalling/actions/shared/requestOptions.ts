@@ -1,8 +1,7 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RequestTuning } from '../../../shared/transport';
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../../shared/transport';
-import type { ParameterReader } from './parameters';
 import { requireIntegerInRange } from '../../../shared/validation';
 
 const MAX_RETRIES = 10;
@@ -36,8 +35,8 @@ export const requestOptionsProperty: INodeProperties = {
 	],
 };
 
-export function readRequestTuning(params: ParameterReader): RequestTuning {
-	const options = params.get<IDataObject>('requestOptions', 0, {});
+export function readRequestTuning(context: IExecuteFunctions): RequestTuning {
+	const options = context.getNodeParameter('requestOptions', 0, {}) as IDataObject;
 	const maxRetries =
 		options.maxRetries === undefined
 			? DEFAULT_RETRY_POLICY.maxRetries

@@ -1,6 +1,4 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
-
-import type { ParameterReader } from './parameters';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 /** The Simplify toggle, on by default. */
 export function simplifyProperty(keptFields: readonly string[]): INodeProperties {
@@ -15,8 +13,8 @@ export function simplifyProperty(keptFields: readonly string[]): INodeProperties
 }
 
 /** Whether this item's output is simplified; an unset toggle is on. */
-export function readSimplify(itemIndex: number, params: ParameterReader): boolean {
-	return params.get<boolean>('simplify', itemIndex, true) === true;
+export function readSimplify(context: IExecuteFunctions, itemIndex: number): boolean {
+	return context.getNodeParameter('simplify', itemIndex, true) === true;
 }
 
 /**

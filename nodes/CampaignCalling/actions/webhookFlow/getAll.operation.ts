@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { listWebhookFlows } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
 import { InvalidInputError, requireIntegerInRange } from '../../../shared/validation';
 
@@ -49,7 +49,7 @@ const properties: INodeProperties[] = [
 	simplifyProperty(SIMPLIFIED_FLOW_FIELDS),
 ];
 
-export const description = forOperation('webhookFlow', 'getAll', properties);
+export const description = updateDisplayOptions({ show: { resource: ['webhookFlow'], operation: ['getAll'] } }, properties);
 
 interface PreparedListing {
 	workspaceId: string;
@@ -60,20 +60,20 @@ interface PreparedListing {
 export const operation: PerItemOperation<PreparedListing> = {
 	kind: 'perItem',
 
-	prepare(itemIndex, params) {
-		const workspaceId = String(params.get<unknown>('workspaceId', itemIndex, 'default') ?? '').trim();
+	prepare(itemIndex) {
+		const workspaceId = String(this.getNodeParameter('workspaceId', itemIndex, 'default') ?? '').trim();
 		if (workspaceId === '') {
 			throw new InvalidInputError('Workspace ID', 'is empty', 'Leave it at "default" unless your company uses several workspaces.');
 		}
-		const returnAll = params.get<boolean>('returnAll', itemIndex, false);
+		const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 		const limit = returnAll
 			? undefined
-			: requireIntegerInRange(params.get<unknown>('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER);
-		return { workspaceId, limit, simplify: readSimplify(itemIndex, params) };
+			: requireIntegerInRange(this.getNodeParameter('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER);
+		return { workspaceId, limit, simplify: readSimplify(this, itemIndex) };
 	},
 
-	async send({ workspaceId, limit, simplify }, itemIndex) {
-		const flows = await listWebhookFlows.call(this, { workspaceId }, { itemIndex });
+	async send({ workspaceId, limit, simplify }, call) {
+		const flows = await listWebhookFlows.call(this, { workspaceId }, call);
 		// The spec shows no paging: the service returns the whole listing and Limit trims it here.
 		const kept = limit === undefined ? flows : flows.slice(0, limit);
 		return kept.map((flow) =>

@@ -1,12 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createWebhookModule } from '../../../shared/service';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
-import { forOperation } from '../shared/display';
 import type { DeliverySettings } from '../../../shared/moduleSettings';
 import { deliveryProperties, readDeliverySettings } from '../../../shared/moduleSettings';
-import { InvalidInputError, quote } from '../../../shared/validation';
+import { requireOneOf } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -23,7 +23,7 @@ const properties: INodeProperties[] = [
 	),
 ];
 
-export const description = forOperation('webhookModule', 'create', properties);
+export const description = updateDisplayOptions({ show: { resource: ['webhookModule'], operation: ['create'] } }, properties);
 
 interface PreparedWebhookModule {
 	eventType: string;
@@ -34,15 +34,12 @@ export const operation: PerItemOperation<PreparedWebhookModule> = {
 	kind: 'perItem',
 	createsOnEachSend: true,
 
-	prepare(itemIndex, params) {
-		const eventType = params.get<unknown>('eventType', itemIndex);
-		if (typeof eventType !== 'string' || !EVENT_TYPE_VALUES.has(eventType)) {
-			throw new InvalidInputError('Event Type', `must be one of ${[...EVENT_TYPE_VALUES].join(', ')}, got ${quote(eventType)}`);
-		}
-		return { eventType, settings: readDeliverySettings(params, itemIndex) };
+	prepare(itemIndex) {
+		const eventType = requireOneOf(this.getNodeParameter('eventType', itemIndex), 'Event Type', EVENT_TYPE_VALUES);
+		return { eventType, settings: readDeliverySettings(this, itemIndex) };
 	},
 
-	async send({ eventType, settings }, itemIndex) {
-		return await createWebhookModule.call(this, eventType, settings, { itemIndex });
+	async send({ eventType, settings }, call) {
+		return await createWebhookModule.call(this, eventType, settings, call);
 	},
 };

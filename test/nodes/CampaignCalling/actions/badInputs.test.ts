@@ -118,7 +118,7 @@ const table: BadInput[] = [
 		name: 'Add Contacts: an Input Mode this version does not know (a hand-edited workflow)',
 		parameters: add({ inputMode: 'csv' }),
 		item: 0,
-		message: /^Input Mode is not one of fields, autoMap, json: "csv"/,
+		message: /^Input Mode must be one of fields, autoMap, json, got "csv"/,
 	},
 	{
 		name: 'Add Contacts: auto-map item without a phone',

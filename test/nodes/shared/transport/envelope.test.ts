@@ -1,6 +1,5 @@
 import { inspect } from 'node:util';
 
-import { isPlainObject } from '../../../../nodes/shared/transport/envelope';
 import { redactSecret } from '../../../../nodes/shared/transport/failures';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import type { FaultSpec } from '../../../simulator/server.ts';
@@ -214,13 +213,6 @@ describe('transport helpers', () => {
 		expect(redactSecret('a key-123 b key-123', 'key-123')).toBe('a [redacted] b [redacted]');
 		expect(redactSecret('abc', undefined)).toBe('abc');
 		expect(redactSecret('a b c', 'b')).toBe('a b c');
-	});
-
-	it('isPlainObject accepts objects only', () => {
-		expect(isPlainObject({})).toBe(true);
-		expect(isPlainObject([])).toBe(false);
-		expect(isPlainObject(null)).toBe(false);
-		expect(isPlainObject('x')).toBe(false);
 	});
 });
 

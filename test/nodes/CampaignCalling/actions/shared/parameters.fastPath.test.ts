@@ -1,4 +1,4 @@
-import { ParameterReader, parseJsonReference } from '../../../../../nodes/CampaignCalling/actions/shared/parameters';
+import { parseJsonReference, readItemParameters } from '../../../../../nodes/CampaignCalling/actions/shared/parameters';
 import { executeContextFor } from '../../../../helpers/n8nContext.ts';
 
 const credentials = { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused-key' };
@@ -54,16 +54,20 @@ const expressions = [
 	'={{ $json.number + 1 }}',
 ];
 
-describe('ParameterReader fast path for {{ $json.path }}', () => {
+/** The parameters n8n was asked to evaluate (reads of the raw, unevaluated value left out). */
+function evaluatedReads(spy: jest.SpyInstance): unknown[] {
+	return spy.mock.calls.filter((call) => (call[3] as { rawExpressions?: boolean } | undefined)?.rawExpressions !== true).map(([name]) => name);
+}
+
+describe('readItemParameters: the fast path for {{ $json.path }}', () => {
 	it.each(expressions)('returns exactly what n8n evaluates for %s', (expression) => {
 		const { context } = executeContextFor({
 			credentials,
 			items: [{ json: item }, { json: { ...item, text: 'Grace' } }],
 			parameters: { resource: 'contact', operation: 'get', contactId: expression },
 		});
-		const reader = new ParameterReader(context);
 		for (const itemIndex of [0, 1]) {
-			expect(reader.get('contactId', itemIndex)).toEqual(context.getNodeParameter('contactId', itemIndex));
+			expect(readItemParameters(context, itemIndex, ['contactId'])).toEqual([context.getNodeParameter('contactId', itemIndex)]);
 		}
 	});
 
@@ -78,18 +82,6 @@ describe('ParameterReader fast path for {{ $json.path }}', () => {
 		expect(parseJsonReference('={{ $("Node").item.json.a }}')).toBeNull();
 	});
 
-	it('evaluates a parameter without expressions once per execution', () => {
-		const { context } = executeContextFor({
-			credentials,
-			items: [{ json: item }, { json: item }, { json: item }],
-			parameters: { resource: 'contact', operation: 'get', contactId: 'fixed-value' },
-		});
-		const spy = jest.spyOn(context, 'getNodeParameter');
-		const reader = new ParameterReader(context);
-		expect([0, 1, 2].map((index) => reader.get('contactId', index))).toEqual(['fixed-value', 'fixed-value', 'fixed-value']);
-		expect(spy).toHaveBeenCalledTimes(1);
-	});
-
 	it('reads {{ $json.path }} without n8n\'s evaluator when the value is plain', () => {
 		const { context } = executeContextFor({
 			credentials,
@@ -97,13 +89,12 @@ describe('ParameterReader fast path for {{ $json.path }}', () => {
 			parameters: { resource: 'contact', operation: 'get', contactId: '={{ $json.text }}' },
 		});
 		const spy = jest.spyOn(context, 'getNodeParameter');
-		const reader = new ParameterReader(context);
-		expect([reader.get('contactId', 0), reader.get('contactId', 1)]).toEqual(['Ada', 'Ada']);
-		expect(spy).not.toHaveBeenCalled();
+		expect([readItemParameters(context, 0, ['contactId']), readItemParameters(context, 1, ['contactId'])]).toEqual([['Ada'], ['Ada']]);
+		expect(evaluatedReads(spy)).toEqual([]);
 	});
 });
 
-/** Expressions of every shape a mapped field can hold, for the one-pass evaluation of getEach. */
+/** Expressions of every shape a mapped field can hold, for the one-pass evaluation. */
 const fieldExpressions = [
 	...expressions,
 	'={{ $json.spaced.trim() }}',
@@ -133,7 +124,7 @@ function outcome(read: () => unknown): unknown {
 	}
 }
 
-describe('ParameterReader.getEach: several fields of an item in one pass', () => {
+describe('readItemParameters: several fields of an item in one pass', () => {
 	const names = ['firstName', 'lastName', 'phoneNumber'];
 	const parametersWith = (expression: string) => ({
 		resource: 'contact',
@@ -149,15 +140,14 @@ describe('ParameterReader.getEach: several fields of an item in one pass', () =>
 			items: [{ json: item }, { json: { ...item, text: 'Grace', number: 7 } }],
 			parameters: parametersWith(expression),
 		});
-		const reader = new ParameterReader(context);
 		for (const itemIndex of [0, 1]) {
 			const expected = names.map((name) => outcome(() => context.getNodeParameter(name, itemIndex)));
 			const failure = expected.find((each) => 'error' in (each as object));
 			if (failure) {
 				// n8n's own error, from its own evaluation of the failing field.
-				expect(outcome(() => reader.getEach(names, itemIndex))).toEqual(failure);
+				expect(outcome(() => readItemParameters(context, itemIndex, names))).toEqual(failure);
 			} else {
-				expect(reader.getEach(names, itemIndex)).toEqual(expected.map((each) => (each as { value: unknown }).value));
+				expect(readItemParameters(context, itemIndex, names)).toEqual(expected.map((each) => (each as { value: unknown }).value));
 			}
 		}
 	});
@@ -170,12 +160,28 @@ describe('ParameterReader.getEach: several fields of an item in one pass', () =>
 		});
 		const evaluations = jest.spyOn(context, 'evaluateExpression');
 		const parameterReads = jest.spyOn(context, 'getNodeParameter');
-		const reader = new ParameterReader(context);
-		expect(reader.getEach(['campaignId', ...names], 0)).toEqual(['fixed', 'Ada', 'padded', 43]);
-		expect(reader.getEach(['campaignId', ...names], 1)).toEqual(['fixed', 'Ada', 'padded', 43]);
+		expect(readItemParameters(context, 0, ['campaignId', ...names])).toEqual(['fixed', 'Ada', 'padded', 43]);
+		expect(readItemParameters(context, 1, ['campaignId', ...names])).toEqual(['fixed', 'Ada', 'padded', 43]);
 		expect(evaluations).toHaveBeenCalledTimes(2);
-		// Only the constant, once for the whole execution.
-		expect(parameterReads).toHaveBeenCalledTimes(1);
+		expect(evaluatedReads(parameterReads)).toEqual([]);
+	});
+
+	it('takes a parameter without expressions, and an absent one\'s fallback, as n8n returns them, without asking n8n', () => {
+		const { context } = executeContextFor({
+			credentials,
+			items: [{ json: item }],
+			parameters: { resource: 'contact', operation: 'addToCampaign', inputMode: 'autoMap', campaignId: 'fixed', options: { batchSize: 7, parallelRequests: 2 } },
+		});
+		const names = ['inputMode', 'campaignId', 'options.batchSize', 'options.parallelRequests', 'additionalFields.metadata'];
+		const fallbacks = [undefined, undefined, undefined, undefined, ''];
+		const expected = names.map((name, index) => context.getNodeParameter(name, 0, fallbacks[index] as string));
+		const parameterReads = jest.spyOn(context, 'getNodeParameter');
+		// getNode() copies the whole node: per item, over thousands of items, that cost shows.
+		const nodeCopies = jest.spyOn(context, 'getNode');
+		expect(readItemParameters(context, 0, names, fallbacks)).toEqual(expected);
+		expect(expected).toEqual(['autoMap', 'fixed', 7, 2, '']);
+		expect(evaluatedReads(parameterReads)).toEqual([]);
+		expect(nodeCopies).not.toHaveBeenCalled();
 	});
 
 	it('leaves objects, null and missing values to n8n\'s own evaluation of that field', () => {
@@ -185,8 +191,7 @@ describe('ParameterReader.getEach: several fields of an item in one pass', () =>
 			parameters: { ...parametersWith('={{ $json.object }}'), lastName: '={{ $json.nothing }}' },
 		});
 		const parameterReads = jest.spyOn(context, 'getNodeParameter');
-		const reader = new ParameterReader(context);
-		expect(reader.getEach(names, 0)).toEqual([{ a: 1, b: [1, 2] }, null, 43]);
-		expect(parameterReads.mock.calls.map(([name]) => name)).toEqual(['firstName', 'lastName']);
+		expect(readItemParameters(context, 0, names)).toEqual([{ a: 1, b: [1, 2] }, null, 43]);
+		expect(evaluatedReads(parameterReads)).toEqual(['firstName', 'lastName']);
 	});
 });

@@ -1,15 +1,15 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { ParameterReader } from '../../../../../nodes/CampaignCalling/actions/shared/parameters';
 import { readRequestTuning, requestOptionsProperty } from '../../../../../nodes/CampaignCalling/actions/shared/requestOptions';
-import { executeContextFor } from '../../../../helpers/n8nContext.ts';
+import { DEMO, useSimulator } from '../../../../helpers/kit.ts';
+import { executeContextFor, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 
 function tuningFor(requestOptions?: IDataObject) {
 	const { context } = executeContextFor({
 		credentials: { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused' },
 		parameters: { resource: 'contact', operation: 'get', ...(requestOptions ? { requestOptions } : {}) },
 	});
-	return readRequestTuning(new ParameterReader(context));
+	return readRequestTuning(context);
 }
 
 describe('Request Options', () => {
@@ -37,5 +37,36 @@ describe('Request Options', () => {
 	it('are offered as a collection named requestOptions', () => {
 		expect(requestOptionsProperty.name).toBe('requestOptions');
 		expect((requestOptionsProperty.options ?? []).map((option) => (option as { name: string }).name)).toEqual(['maxRetries', 'timeoutSeconds']);
+	});
+});
+
+describe('Request Options reach every request of the run', () => {
+	const sim = useSimulator();
+	const leads = [{ json: { firstname: 'Ada', lastname: 'Lovelace', phone_number: '+14155550123' } }];
+
+	it('a Get is repeated Max Retries times, not the default 3', async () => {
+		sim.simulator.injectFault({ kind: 'http-500', times: 10 });
+		await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: { resource: 'contact', operation: 'get', contactId: DEMO.completedContactId, requestOptions: { maxRetries: 1 } },
+		});
+		expect(sim.requests()).toHaveLength(2);
+	});
+
+	it('a batch of Add to Campaign waits Timeout (Seconds), not the default 60', async () => {
+		sim.simulator.injectFault({ kind: 'slow', delayMs: 2500 });
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			items: leads,
+			parameters: {
+				resource: 'contact',
+				operation: 'addToCampaign',
+				campaignId: DEMO.campaignId,
+				inputMode: 'autoMap',
+				requestOptions: { maxRetries: 0, timeoutSeconds: 1 },
+			},
+		});
+		expect(error.message).toMatch(/^Add to Campaign/);
+		expect(error.message).toMatch(/1 s/);
 	});
 });
