@@ -1,9 +1,12 @@
 /** The real-n8n suite in queue mode (Redis, Postgres, main + worker + webhook processes): `npm run test:queue`. */
 const e2e = require('./jest.e2e.config.js');
 
+// As in jest.e2e.config.js: E2E_FULL_QUEUE=skip leaves out the full-queue file, E2E_FULL_QUEUE=only runs only it.
+const fullQueue = process.env.E2E_FULL_QUEUE;
+
 module.exports = {
 	...e2e,
-	testMatch: ['**/*queue.e2e.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/'],
+	testMatch: [fullQueue === 'only' ? '**/full-queue-*queue.e2e.test.ts' : '**/*queue.e2e.test.ts'],
+	testPathIgnorePatterns: ['/node_modules/', ...(fullQueue === 'skip' ? ['full-queue-[^/]*\\.e2e\\.test\\.ts$'] : [])],
 	globalSetup: '<rootDir>/test/e2e/queueGlobalSetup.ts',
 };

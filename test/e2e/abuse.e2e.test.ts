@@ -18,10 +18,11 @@ import {
 	type DeliveryAnswer,
 	type DeliveryRequest,
 } from './harness/deliveries.ts';
-import { type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
+import { type N8nInstance, simulatorCredential } from './harness/n8n.ts';
 import { sleep } from './harness/process.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { campaignCallingTriggerNode, triggerWorkflow, type WorkflowNode } from './harness/workflows.ts';
+import { sharedN8n } from './harness/shared.ts';
 
 const FORGED_COUNT = 1000;
 const CONCURRENCY = 16;
@@ -116,7 +117,7 @@ describeEachVersion('the trigger under abuse in n8n %s', (version) => {
 
 	beforeAll(async () => {
 		simulator = await startSimulator();
-		n8n = await startN8n({ version, withPackage: true });
+		n8n = await sharedN8n(version);
 		const credential = await simulatorCredential(n8n.api, simulator.url);
 		triggerA = campaignCallingTriggerNode(['call.ended'], credential);
 		triggerB = campaignCallingTriggerNode(['call.ended'], credential);
@@ -132,7 +133,6 @@ describeEachVersion('the trigger under abuse in n8n %s', (version) => {
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
 		await simulator?.close();
 	});
 

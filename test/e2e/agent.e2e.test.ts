@@ -7,9 +7,10 @@
 import { DEMO, startSimulator, type Contact, type Simulator } from '../simulator/server.ts';
 import { agentWorkflow, FROM_AI_KEYS, OPENAI_CREDENTIAL_TYPE, type AgentWorkflowOptions } from './harness/agent.ts';
 import { FINAL_ANSWER_PREFIX, startModelStub, type ModelStub } from './harness/modelStub.ts';
-import { executionError, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
+import { executionError, type Execution, type N8nInstance } from './harness/n8n.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { CREDENTIAL_TYPE, type CredentialRef } from './harness/workflows.ts';
+import { sharedN8n } from './harness/shared.ts';
 
 const CONTACT = { firstName: 'Grace', lastName: 'Hopper', phoneNumber: '+14155550199' };
 const PROMPT = { prompt: 'Please add Grace Hopper, +14155550199, to the campaign.' };
@@ -27,7 +28,7 @@ describeEachVersion('the action node as an AI Agent tool in n8n %s', (version) =
 	beforeAll(async () => {
 		simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
 		model = await startModelStub({ toolArguments: CONTACT, toolName: /add_to_campaign/i });
-		n8n = await startN8n({ version, withPackage: true });
+		n8n = await sharedN8n(version);
 		const campaign = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, {
 			baseUrl: simulator.url,
 			apiKey: DEMO.apiKey,
@@ -37,7 +38,6 @@ describeEachVersion('the action node as an AI Agent tool in n8n %s', (version) =
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
 		await model?.close();
 		await simulator?.close();
 	});

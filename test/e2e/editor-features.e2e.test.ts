@@ -5,9 +5,10 @@
  */
 import { SIMPLIFIED_CAMPAIGN_FIELDS } from '../../nodes/CampaignCalling/actions/campaign/get.operation';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
-import { nodeOutput, startN8n, type N8nInstance } from './harness/n8n.ts';
+import { nodeOutput, type N8nInstance } from './harness/n8n.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, campaignCallingNode, webhookDriven, type CredentialRef } from './harness/workflows.ts';
+import { sharedN8n } from './harness/shared.ts';
 
 describeEachVersion('editor features in n8n %s', (version) => {
 	let n8n: N8nInstance;
@@ -18,14 +19,13 @@ describeEachVersion('editor features in n8n %s', (version) => {
 
 	beforeAll(async () => {
 		simulator = await startSimulator();
-		n8n = await startN8n({ version, withPackage: true });
+		n8n = await sharedN8n(version);
 		credentialData = { baseUrl: `${simulator.url}/`, apiKey: DEMO.apiKey };
 		const created = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, credentialData);
 		credential = { id: created.id, name: created.name };
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
 		await simulator?.close();
 	});
 

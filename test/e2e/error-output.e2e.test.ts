@@ -7,10 +7,11 @@
  */
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { addMappedLeads, leadFields } from '../helpers/actionParameters.ts';
-import { type Execution, executionError, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
+import { type Execution, executionError, type N8nInstance, simulatorCredential } from './harness/n8n.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { runBetweenOutputs, type OnError } from './harness/onError.ts';
 import { campaignCallingNode, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
+import { sharedN8n } from './harness/shared.ts';
 
 const MODES: OnError[] = ['stopWorkflow', 'continueRegularOutput', 'continueErrorOutput'];
 const ACTION = 'Campaign Calling';
@@ -39,13 +40,12 @@ describeEachVersion('error items per On Error mode in n8n %s', (version) => {
 	beforeAll(async () => {
 		simulator = await startSimulator();
 		// A generous wait for readiness: the machine is shared with other n8n instances.
-		n8n = await startN8n({ version, withPackage: true, readyTimeoutMs: 300_000 });
+		n8n = await sharedN8n(version);
 		credential = await simulatorCredential(n8n.api, simulator.url);
 	});
 
 	afterAll(async () => {
 		console.log(`n8n ${version}: items per output (output 0 / error output), items reaching the next node, requests sent:\n${lines.join('\n')}`);
-		await n8n?.stop();
 		await simulator?.close();
 	});
 

@@ -8,10 +8,11 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { DEMO_CREDENTIAL_NAME, EXAMPLES, HUMAN_REVIEW_EXAMPLE, MCP_EXAMPLE, loadExample, readExample } from '../../scripts/examples.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
-import { type Execution, executionError, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
+import { type Execution, executionError, type N8nInstance, nodeOutput, simulatorCredential } from './harness/n8n.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { assertBuilt } from './harness/package.ts';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, node, PACKAGE_NAME, TRIGGER_NODE_TYPE, type CredentialRef, type WorkflowJson } from './harness/workflows.ts';
+import { sharedN8n } from './harness/shared.ts';
 
 const SCHEDULE_TYPE = 'n8n-nodes-base.scheduleTrigger';
 
@@ -137,14 +138,11 @@ describeEachVersion('the examples in n8n %s', (version) => {
 
 	beforeAll(async () => {
 		simulator = await startSimulator();
-		// What is tested is the examples, not how fast n8n starts: on a busy shared machine a fresh n8n's
-		// migrations alone took more than the harness's default 120 s.
-		n8n = await startN8n({ version, withPackage: true, readyTimeoutMs: 600_000 });
+		n8n = await sharedN8n(version);
 		credential = await simulatorCredential(n8n.api, simulator.url, DEMO_CREDENTIAL_NAME);
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
 		await simulator?.close();
 	});
 

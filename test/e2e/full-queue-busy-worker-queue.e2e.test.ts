@@ -19,12 +19,16 @@ import {
 	TRIGGER_PATHS,
 	TRIGGER_PATH_TITLE,
 	expectEachEventOnce,
+	measuresWebhookNode,
+	requireMeasured,
+	WEBHOOK_NODE_ANSWERED,
 	type FullQueuePath,
 	type FullQueueRow,
 } from './harness/fullQueue.ts';
 import { simulatorCredential } from './harness/n8n.ts';
 import { startQueueN8n, type QueueN8nInstance } from './harness/queue.ts';
 import { describeEachVersion } from './harness/runtime.ts';
+import { soakOnly } from './harness/soak.ts';
 import type { CredentialRef } from './harness/workflows.ts';
 
 const SETTINGS = fullQueueSettings();
@@ -35,7 +39,7 @@ describeEachVersion(`n8n %s in queue mode, one worker at concurrency ${CONCURREN
 	let n8n: QueueN8nInstance;
 	let credential: CredentialRef;
 	const rows: FullQueueRow[] = [];
-	let webhookNode: FullQueueRow | undefined;
+	let webhookNodeAnswered: number | undefined;
 
 	beforeAll(async () => {
 		simulator = await startSimulator({ recordBodies: false });
@@ -55,15 +59,20 @@ describeEachVersion(`n8n %s in queue mode, one worker at concurrency ${CONCURREN
 		return row;
 	};
 
-	it(`the worker runs ${CONCURRENCY_LIMIT} jobs at a time; ${FULL_QUEUE_PATHS.webhookRespondImmediately}: measured for comparison, and n8n drains its queue`, async () => {
+	it(`the worker runs ${CONCURRENCY_LIMIT} jobs at a time`, () => {
 		expect(n8n.processes.worker.logs()).toContain(` * Concurrency: ${CONCURRENCY_LIMIT}\n`);
-		webhookNode = await burst('webhookRespondImmediately');
+	});
+
+	// n8n's own Webhook node, measured for comparison: n8n itself, so in the soak run only (the figures it gave are in WEBHOOK_NODE_ANSWERED).
+	soakOnly(!measuresWebhookNode())(`${FULL_QUEUE_PATHS.webhookRespondImmediately}: measured for comparison, and n8n drains its queue`, async () => {
+		const webhookNode = await burst('webhookRespondImmediately');
 		expect(webhookNode.drained).toBe(true);
+		webhookNodeAnswered = webhookNode.answered;
 	}, TEST_TIMEOUT_MS);
 
 	it.each(TRIGGER_PATHS.map((path) => [FULL_QUEUE_PATHS[path], path] as const))(
 		TRIGGER_PATH_TITLE,
-		async (_title, path) => expectEachEventOnce(await burst(path), webhookNode),
+		async (_title, path) => expectEachEventOnce(await burst(path), measuresWebhookNode() ? requireMeasured(webhookNodeAnswered) : WEBHOOK_NODE_ANSWERED.queue[version]),
 		TEST_TIMEOUT_MS,
 	);
 });

@@ -9,16 +9,15 @@ import { DEMO, startSimulator, type Contact, type Simulator } from '../simulator
 import { OPENAI_CREDENTIAL_TYPE } from './harness/agent.ts';
 import { CHAT_REVIEW_TYPE, CHAT_TRIGGER_TYPE, humanReviewWorkflow, startChat, type ReviewButton } from './harness/humanReview.ts';
 import { FINAL_ANSWER_PREFIX, startModelStub, type ModelStub } from './harness/modelStub.ts';
-import { executionError, startN8n, type N8nInstance } from './harness/n8n.ts';
+import { executionError, type N8nInstance } from './harness/n8n.ts';
 import { log } from './harness/process.ts';
 import { N8N_VERSIONS, describeEachVersion } from './harness/runtime.ts';
 import { CREDENTIAL_TYPE } from './harness/workflows.ts';
+import { sharedN8n } from './harness/shared.ts';
 
 const CONTACT = { firstName: 'Grace', lastName: 'Hopper', phoneNumber: '+14155550199' };
 const PROMPT = 'Please add Grace Hopper, +14155550199, to the campaign.';
 const REVIEW_NODE = 'Human Review';
-/** Start-up on the shared 2-core machine took up to 154 s at load 20-40 (n8n 2.41.1); the harness's default is 120 s. */
-const READY_TIMEOUT_MS = 300_000;
 const TOOL_NODE = 'Add to Campaign';
 
 describeEachVersion("human review of the agent's Add to Campaign tool, through n8n's Chat, in n8n %s", (version) => {
@@ -32,7 +31,7 @@ describeEachVersion("human review of the agent's Add to Campaign tool, through n
 	beforeAll(async () => {
 		simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
 		model = await startModelStub({ toolArguments: CONTACT, toolName: /add_to_campaign/i });
-		n8n = await startN8n({ version: version as '2.41.1', withPackage: true, readyTimeoutMs: READY_TIMEOUT_MS });
+		n8n = await sharedN8n(version as '2.41.1');
 		const campaign = await n8n.api.createCredential('Campaign Calling (simulator)', CREDENTIAL_TYPE, { baseUrl: `${simulator.url}/`, apiKey: DEMO.apiKey });
 		const openAi = await n8n.api.createCredential('Model stub', OPENAI_CREDENTIAL_TYPE, { apiKey: 'stub-openai-key-not-a-secret', url: model.baseUrl, header: false });
 		const workflow = humanReviewWorkflow(campaign, openAi);
@@ -44,7 +43,6 @@ describeEachVersion("human review of the agent's Add to Campaign tool, through n
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
 		await model?.close();
 		await simulator?.close();
 	});

@@ -1,18 +1,20 @@
 /**
  * The package in n8n's queue mode, as users scale it: Redis and Postgres, a main, a worker and a webhook
- * process (harness/queue.ts). The same action and trigger cases as the single-process suite, and for every
- * execution they wait for, proof that the webhook process enqueued it and the worker ran it.
+ * process (harness/queue.ts), one cluster per line. The same action, trigger and MCP cases as the single-process
+ * suite, and for every execution they wait for, proof that the webhook process enqueued it and the worker ran it.
  */
 import { simulatorCredential } from './harness/n8n.ts';
 import { startSimulator, type Simulator } from '../simulator/server.ts';
 import { FLOOD_TEST_TIMEOUT_MS, TRIGGER_FLOOD, countBy, floodTrigger, inPool, sendDelivery, settledExecutions, SECRET_HEADER, type TriggerFloodResult } from './harness/deliveries.ts';
-import { MCP_PATH, MCP_TEST_TOKEN, mcpCases, READY_TIMEOUT_MS } from './harness/mcp-cases.ts';
-import { connectMcp, MCP_TRANSPORTS, mcpUrl, postInitialize, postJsonRpc } from './harness/mcp.ts';
+import { mcpCases, READY_TIMEOUT_MS } from './harness/mcp-cases.ts';
+import { MCP_TRANSPORTS } from './harness/mcp.ts';
 import type { Execution } from './harness/n8n.ts';
 import { packageCases } from './harness/package-cases.ts';
 import { log, sleep } from './harness/process.ts';
 import { startQueueN8n, type QueueN8nInstance, type QueueProcess } from './harness/queue.ts';
+import { withoutStop } from './harness/shared.ts';
 import { describeEachVersion } from './harness/runtime.ts';
+import { soakOnly } from './harness/soak.ts';
 import type { CredentialRef } from './harness/workflows.ts';
 
 /** n8n writes these at info level: scaling.service on enqueueing, job-processor on picking a job up (1.x and 2.x). */
@@ -43,31 +45,36 @@ async function expectRanOnWorker(n8n: QueueN8nInstance, execution: Execution): P
 describeEachVersion('the package in n8n %s in queue mode', (version) => {
 	let n8n: QueueN8nInstance | undefined;
 
-	afterAll(() => {
+	// One cluster per line for the package's cases, its MCP tools and the flood: their own afterAll leave it running.
+	beforeAll(async () => {
+		n8n = await startQueueN8n({ version, readyTimeoutMs: READY_TIMEOUT_MS });
+	});
+
+	afterAll(async () => {
 		// Reported, not asserted: memory depends on the machine.
 		if (n8n) {
 			const memory = Object.values(n8n.processes).map((each) => `${each.role} ${each.rssMb()} MB`);
 			log(`n8n ${version} queue mode: resident memory after the cases: ${memory.join(', ')}`);
 		}
+		await n8n?.stop();
 	});
 
-	packageCases({
-		start: async () => (n8n = await startQueueN8n({ version, readyTimeoutMs: 300_000 })),
-		checkExecution: expectRanOnWorker,
-	});
-
-	it('runs in queue mode, with production webhooks served by the webhook process, not the main', async () => {
+	const cluster = async () => {
 		if (!n8n) throw new Error(`n8n ${version} did not start in queue mode`);
-		const { main, worker, webhook } = n8n.processes;
-		expect(new Set([main.port, worker.port, webhook.port]).size).toBe(3);
-		expect(n8n.webhookUrl).toBe(webhook.url);
-		expect(n8n.webhookUrl).not.toBe(n8n.url);
-		const settings = await n8n.api.rest<{ data: { executionMode: string } }>('GET', '/settings');
-		expect(settings.body.data.executionMode).toBe('queue');
-		// Each process answers its own health check: the worker on its own port, with Redis and Postgres reachable.
-		for (const each of [main, worker, webhook]) {
-			expect((await fetch(`${each.url}healthz/readiness`)).status).toBe(200);
-		}
+		return withoutStop(n8n);
+	};
+
+	packageCases({ start: cluster, checkExecution: expectRanOnWorker });
+
+	describe('MCP tools', () => {
+		mcpCases({
+			version,
+			start: cluster,
+			transports: MCP_TRANSPORTS,
+			// As in a single process, 2.x records the failed call as a successful execution: the error is the tool's answer.
+			failedCallExecution: version.startsWith('1.') ? 'none' : 'success',
+			checkExecution: expectRanOnWorker,
+		});
 	});
 
 	describe(`the trigger under a flood of ${TRIGGER_FLOOD.events} events (webhook process → Redis → worker)`, () => {
@@ -94,7 +101,9 @@ describeEachVersion('the package in n8n %s in queue mode', (version) => {
 				downstreamRuns: TRIGGER_FLOOD.events,
 			});
 
-		it('Ignore Repeats off: every event answered 2xx is in a successful execution; only a retried one can run twice', async () => {
+		// Soak run only: in one process the code before issue 19 passed this flood too (bench/RESULTS.md, 2c); the
+		// Ignore Repeats on flood below keeps the delivery guarantee under a flood in queue mode in `npm test`.
+		soakOnly()('Ignore Repeats off: every event answered 2xx is in a successful execution; only a retried one can run twice', async () => {
 			const { counts, workflowId } = await floodOf('off', { ignoreRepeats: false });
 			expect({ answered: counts.answered, executed: counts.executed, lost: counts.lost }).toEqual({ answered: TRIGGER_FLOOD.events, executed: TRIGGER_FLOOD.events, lost: 0 });
 			expect(counts.doubled).toBeLessThanOrEqual(counts.retried);
@@ -118,67 +127,5 @@ describeEachVersion('the package in n8n %s in queue mode', (version) => {
 			expect(added).toEqual([]);
 			await n8n!.api.deleteWorkflow(result.workflowId);
 		}, FLOOD_TEST_TIMEOUT_MS);
-	});
-});
-
-describeEachVersion('MCP tools in n8n %s in queue mode', (version) => {
-	let n8n: QueueN8nInstance | undefined;
-
-	mcpCases({
-		version,
-		start: async () => (n8n = await startQueueN8n({ version, readyTimeoutMs: READY_TIMEOUT_MS })),
-		transports: MCP_TRANSPORTS,
-		// As in a single process, 2.x records the failed call as a successful execution: the error is the tool's answer.
-		failedCallExecution: version.startsWith('1.') ? 'none' : 'success',
-		checkExecution: expectRanOnWorker,
-	});
-
-	it('/mcp is served by the main and the webhook process, not the worker; 1.x keeps a session in its process, 2.x shares it', async () => {
-		if (!n8n) throw new Error(`n8n ${version} did not start in queue mode`);
-		const { main, webhook } = n8n.processes;
-		const answers: Record<string, number> = {};
-		for (const server of Object.values(n8n.processes)) {
-			answers[server.role] = (await postInitialize(mcpUrl(server.url, MCP_PATH), { authorization: `Bearer ${MCP_TEST_TOKEN}` })).status;
-		}
-		log(`n8n ${version} queue mode: an MCP initialize on each process answered ${JSON.stringify(answers)}`);
-		expect(answers).toEqual({ main: 200, worker: 404, webhook: 200 });
-
-		// A session opened at one process, continued at another: what a load balancer without stickiness does.
-		const opened = await postInitialize(mcpUrl(webhook.url, MCP_PATH), { authorization: `Bearer ${MCP_TEST_TOKEN}` });
-		const sessionId = opened.headers.get('mcp-session-id') ?? '';
-		expect(sessionId).not.toBe('');
-		const auth = { authorization: `Bearer ${MCP_TEST_TOKEN}` };
-		const listTools = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
-		const elsewhere = await postJsonRpc(mcpUrl(main.url, MCP_PATH), listTools, sessionId, auth);
-		const there = await postJsonRpc(mcpUrl(webhook.url, MCP_PATH), listTools, sessionId, auth);
-		log(`n8n ${version} queue mode: tools/list of a session opened at the webhook process: at the main HTTP ${elsewhere.status} ${elsewhere.body.slice(0, 200)}; at the webhook process HTTP ${there.status}`);
-		expect(there.status).toBe(200);
-		expect(there.body).toContain('Add_to_Campaign');
-		if (version.startsWith('1.')) {
-			// 1.x keeps a session in the process that opened it: another one does not know it.
-			expect(elsewhere.status).toBe(400);
-			expect(elsewhere.body).toContain('Server not initialized');
-		} else {
-			// 2.x shares sessions between its processes (through Redis): the main answers for the webhook's session.
-			expect(elsewhere.status).toBe(200);
-			expect(elsewhere.body).toContain('Add_to_Campaign');
-		}
-
-		const connection = await connectMcp(mcpUrl(main.url, MCP_PATH), 'streamable HTTP', MCP_TEST_TOKEN);
-		try {
-			const result = await connection.client.callTool({ name: 'Get_Campaign', arguments: {} });
-			expect(result.isError).toBeFalsy();
-		} finally {
-			await connection.close();
-		}
-		// Reported rather than asserted: where a call that came in through the main ran.
-		const newest = await n8n.api.publicApi<{ data: Array<{ id: string; status: string }> }>('GET', '/executions?limit=1');
-		const [execution] = newest.body.data;
-		const where = {
-			enqueuedByMain: await logShows(main, enqueued(execution.id), 3_000),
-			startedOnWorker: await logShows(n8n.processes.worker, workerStarted(execution.id), 3_000),
-		};
-		log(`n8n ${version} queue mode: a tool call through the main: execution ${execution.id} ${execution.status}, ${JSON.stringify(where)}`);
-		expect(execution.status).toBe('success');
 	});
 });

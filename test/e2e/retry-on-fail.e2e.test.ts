@@ -6,10 +6,11 @@
  */
 import { addMappedLeads, leadFields } from '../helpers/actionParameters.ts';
 import { startSimulator, type Simulator } from '../simulator/server.ts';
-import { type Execution, type N8nInstance, simulatorCredential, startN8n } from './harness/n8n.ts';
+import { type Execution, type N8nInstance, simulatorCredential } from './harness/n8n.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { runBetweenOutputs, type OnError } from './harness/onError.ts';
 import { campaignCallingNode, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
+import { sharedN8n } from './harness/shared.ts';
 
 const ACTION = 'Campaign Calling';
 const MAX_TRIES = 3;
@@ -36,13 +37,12 @@ describeEachVersion('Retry On Fail in n8n %s', (version) => {
 	beforeAll(async () => {
 		simulator = await startSimulator();
 		// A generous wait for readiness: the machine is shared with other n8n instances.
-		n8n = await startN8n({ version, withPackage: true, readyTimeoutMs: 300_000 });
+		n8n = await sharedN8n(version);
 		credential = await simulatorCredential(n8n.api, simulator.url);
 	});
 
 	afterAll(async () => {
 		console.log(`n8n ${version}, Retry On Fail (Max Tries ${MAX_TRIES}): status; items per output; POSTs received; records added:\n${lines.join('\n')}`);
-		await n8n?.stop();
 		await simulator?.close();
 	});
 

@@ -1,5 +1,5 @@
 /**
- * The transport's failures inside real n8n, one n8n per line for all three:
+ * The transport's failures inside real n8n, the run's shared n8n of each line for the first two:
  * - redirects: the credential Test and the node's own requests follow none, so a redirect to another
  *   origin (a second local server on another port) receives no request, and so never the key;
  * - a Get's answer is one record: `data` null or a list fails the node with a clear error, never a
@@ -13,6 +13,7 @@ import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { executionError, nodeOutput, simulatorCredential, startN8n, type Execution, type N8nInstance } from './harness/n8n.ts';
 import { e2eVersions } from './harness/runtime.ts';
 import { CREDENTIAL_TYPE, campaignCallingNode, webhookDriven, type CredentialRef } from './harness/workflows.ts';
+import { sharedN8n } from './harness/shared.ts';
 
 /** A shared, busy machine can take minutes to start n8n. */
 const READY_TIMEOUT_MS = 400_000;
@@ -34,12 +35,11 @@ describe.each(e2eVersions())('the transport in n8n %s', (version) => {
 			response.writeHead(200, { 'content-type': 'application/json' });
 			response.end(JSON.stringify({ status: 'ok', message: 'ok', data: { id: 'elsewhere' } }));
 		});
-		n8n = await startN8n({ version, withPackage: true, readyTimeoutMs: READY_TIMEOUT_MS });
+		n8n = await sharedN8n(version);
 		credential = await simulatorCredential(n8n.api, simulator.url);
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
 		await simulator?.close();
 		await elsewhere?.close();
 	});

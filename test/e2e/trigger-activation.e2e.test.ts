@@ -11,13 +11,13 @@
  * and checks that no module's secret is anywhere in n8n's copy of the workflow or its executions.
  */
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import type { DeliveryResult } from '../simulator/types.ts';
 import { SECRET_HEADER, triggerUrl } from './harness/deliveries.ts';
-import { createUserFolder, type Execution, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
+import { type Execution, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { log, sleep } from './harness/process.ts';
 import { N8N_VERSIONS, e2eVersions } from './harness/runtime.ts';
+import { sharedN8n } from './harness/shared.ts';
 import {
 	TRIGGER_NODE_NAME,
 	campaignCallingTriggerNode,
@@ -45,10 +45,17 @@ const setups: Setup[] = N8N_VERSIONS.flatMap((version): Setup[] =>
 		: [{ label: version, version }],
 );
 
+/**
+ * The setup's n8n: the run's shared one when it needs no settings of its own (its stop() does nothing), else
+ * one of its own, whose start takes 10-20 s on a quiet machine and minutes when others share its two cores.
+ */
+async function n8nFor({ version, extraEnv }: Pick<Setup, 'version' | 'extraEnv'>): Promise<N8nInstance> {
+	return extraEnv ? await startN8n({ version, withPackage: true, extraEnv, readyTimeoutMs: 400_000 }) : await sharedN8n(version);
+}
+
 function activationFailingPartWay({ label, version, extraEnv }: Setup): void {
 	let simulator: Simulator;
 	let n8n: N8nInstance;
-	let userFolder: string;
 	let credential: CredentialRef;
 
 	const modulesFor = (url: string) =>
@@ -58,16 +65,13 @@ function activationFailingPartWay({ label, version, extraEnv }: Setup): void {
 
 	beforeAll(async () => {
 		simulator = await startSimulator();
-		userFolder = createUserFolder(`activation-${version}`);
-		// Ready takes 10-20 s on a quiet machine; minutes when other n8n instances share its two cores.
-		n8n = await startN8n({ version, userFolder, withPackage: true, extraEnv, readyTimeoutMs: 400_000 });
+		n8n = await n8nFor({ version, extraEnv });
 		credential = await simulatorCredential(n8n.api, simulator.url);
 	});
 
 	afterAll(async () => {
 		await n8n?.stop();
 		await simulator?.close();
-		if (userFolder && !process.env.E2E_KEEP_WORK) rmSync(userFolder, { recursive: true, force: true });
 	});
 
 	/** Activation while the service fails every registration after the first: it must fail, with the service's reason. */
@@ -189,7 +193,6 @@ function activationFailingPartWay({ label, version, extraEnv }: Setup): void {
 function deliverySettingsAndEarlyDeliveries({ label, version, extraEnv }: Setup): void {
 	let simulator: Simulator;
 	let n8n: N8nInstance;
-	let userFolder: string;
 	let credential: CredentialRef;
 
 	const modulesAt = (url: string) =>
@@ -204,15 +207,13 @@ function deliverySettingsAndEarlyDeliveries({ label, version, extraEnv }: Setup)
 
 	beforeAll(async () => {
 		simulator = await startSimulator();
-		userFolder = createUserFolder(`settings-${version}`);
-		n8n = await startN8n({ version, userFolder, withPackage: true, extraEnv, readyTimeoutMs: 400_000 });
+		n8n = await n8nFor({ version, extraEnv });
 		credential = await simulatorCredential(n8n.api, simulator.url);
 	});
 
 	afterAll(async () => {
 		await n8n?.stop();
 		await simulator?.close();
-		if (userFolder && !process.env.E2E_KEEP_WORK) rmSync(userFolder, { recursive: true, force: true });
 	});
 
 	it('a Timeout changed after the first activation reaches the service at the next one; an event then runs once', async () => {

@@ -29,6 +29,7 @@ import {
 import { createUserFolder, type Execution, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { log, sleep } from './harness/process.ts';
 import { describeEachVersion } from './harness/runtime.ts';
+import { soakOnly } from './harness/soak.ts';
 import { TRIGGER_NODE_NAME, campaignCallingTriggerNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
 const GENUINE_COUNT = 1000;
@@ -229,7 +230,8 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		});
 	}
 
-	it(`flood, Ignore Repeats off: ${TRIGGER_FLOOD.events} distinct events at concurrency ${TRIGGER_FLOOD.concurrency}, retried up to ${TRIGGER_FLOOD.retries} times: none lost; an event runs twice only when its answer came too late`, async () => {
+	// Soak run only: the code before issue 19 passed this flood on both lines too (bench/RESULTS.md, 2c).
+	soakOnly()(`flood, Ignore Repeats off: ${TRIGGER_FLOOD.events} distinct events at concurrency ${TRIGGER_FLOOD.concurrency}, retried up to ${TRIGGER_FLOOD.retries} times: none lost; an event runs twice only when its answer came too late`, async () => {
 		const { counts, downstreamRuns, workflowId } = await floodOf('off', { ignoreRepeats: false });
 		expect({ answered: counts.answered, executed: counts.executed, lost: counts.lost }).toEqual({
 			answered: TRIGGER_FLOOD.events,
@@ -243,7 +245,9 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		await n8n.api.deleteWorkflow(workflowId);
 	}, FLOOD_TEST_TIMEOUT_MS);
 
-	it(`flood, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, then ${FLOOD_REPEATS} genuine repeats: none lost, none doubled, the repeats start no execution`, async () => {
+	// On 1.x soak run only: the code before issue 19 lost no event there either (bench/RESULTS.md, 2c);
+	// on 2.x it lost 740 of 1,000, so the flood stays in `npm test`.
+	soakOnly(version.startsWith('1.'))(`flood, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, then ${FLOOD_REPEATS} genuine repeats: none lost, none doubled, the repeats start no execution`, async () => {
 		const result = await floodOf('on', { ignoreRepeats: true, repeatKey: 'event_id' });
 		expectNoneLostNoneDoubled(result);
 
@@ -266,6 +270,8 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 	// execution only inside an execution n8n stopped (canceled or crashed) after the trigger answered; none
 	// may double. An execution n8n cancels before the answer gets the sender an error, and its retry must
 	// then run as a new event (docs/trigger.md), not be acknowledged as a repeat.
+	// In `npm test` on both lines: 2.x's lost 644 of 1,000 events with the code before issue 19, and 1.x's
+	// is the only real-n8n test of the take-back of a key a cancelled execution recorded (21 of 21 without it).
 	it(`flood with n8n restarted in the middle, Ignore Repeats on: ${TRIGGER_FLOOD.events} distinct events, all answered, none doubled; an answered event is missing only from an execution n8n stopped after the answer (n8n's documented Restarts limit: 2.x keeps each in it, 1.x's kept none matched by such executions), and on 1.x at most the one execution recording when n8n cancelled it lets its retry be taken for a repeat`, async () => {
 		const before = n8n;
 		let restarts = 0;

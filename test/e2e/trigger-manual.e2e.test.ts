@@ -10,12 +10,11 @@
 import { randomUUID } from 'node:crypto';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { SECRET_HEADER, registeredSecret, sendDelivery, triggerUrl, type DeliveryAnswer } from './harness/deliveries.ts';
-import { type Execution, type N8nInstance, executionError, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
+import { type Execution, type N8nInstance, executionError, nodeOutput, simulatorCredential } from './harness/n8n.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { TRIGGER_NODE_NAME, campaignCallingTriggerNode, setNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
+import { sharedN8n } from './harness/shared.ts';
 
-/** A shared, busy machine can take minutes to start n8n. */
-const READY_TIMEOUT_MS = 300_000;
 const DOWNSTREAM = 'Downstream';
 
 interface RunAnswer {
@@ -31,12 +30,11 @@ describeEachVersion("the trigger in the editor's runs, n8n %s", (version) => {
 
 	beforeAll(async () => {
 		simulator = await startSimulator();
-		n8n = await startN8n({ version, withPackage: true, readyTimeoutMs: READY_TIMEOUT_MS });
+		n8n = await sharedN8n(version);
 		credential = await simulatorCredential(n8n.api, simulator.url);
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
 		await simulator?.close();
 	});
 

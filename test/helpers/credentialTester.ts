@@ -9,7 +9,7 @@ import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, INode, INod
 import { Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import { CampaignCallingApi } from '../../credentials/CampaignCallingApi.credentials';
-import { additionalDataFor, nodeTypesFor, type CredentialData } from './n8nContext.ts';
+import { additionalDataFor, nodeTypesFor, type AuthenticatedRequestHook, type CredentialData } from './n8nContext.ts';
 
 export interface TestResult {
 	status: 'OK' | 'Error';
@@ -18,7 +18,8 @@ export interface TestResult {
 
 type TesterError = Error & { cause?: { code?: string; response?: { status: number; statusText?: string } } };
 
-export async function runCredentialTest(data: ICredentialDataDecryptedObject): Promise<TestResult> {
+/** `afterAuthenticate` sees the Test's request as the credential left it, and may change it (e.g. to wait less). */
+export async function runCredentialTest(data: ICredentialDataDecryptedObject, afterAuthenticate?: AuthenticatedRequestHook): Promise<TestResult> {
 	const credentialType = new CampaignCallingApi();
 	const test = credentialType.test;
 	if (!test) throw new Error('the credential has no declarative test');
@@ -50,7 +51,7 @@ export async function runCredentialTest(data: ICredentialDataDecryptedObject): P
 	const context = new ExecuteContext(
 		workflow,
 		node,
-		additionalDataFor(data as unknown as CredentialData),
+		additionalDataFor(data as unknown as CredentialData, afterAuthenticate),
 		'internal',
 		createRunExecutionData(),
 		0,

@@ -46,7 +46,10 @@ export async function authenticate(credentials: ICredentialDataDecryptedObject, 
 	return credentialType.authenticate(credentials, options);
 }
 
-export function additionalDataFor(credentials: CredentialData): IWorkflowExecuteAdditionalData {
+/** What a test may do to a request once the credential authenticated it: record it, or shorten its timeout. */
+export type AuthenticatedRequestHook = (options: IHttpRequestOptions) => IHttpRequestOptions;
+
+export function additionalDataFor(credentials: CredentialData, afterAuthenticate: AuthenticatedRequestHook = (options) => options): IWorkflowExecuteAdditionalData {
 	return {
 		credentialsHelper: {
 			getParentTypes: () => [],
@@ -54,7 +57,7 @@ export function additionalDataFor(credentials: CredentialData): IWorkflowExecute
 			getDecrypted: async () => ({ ...credentials }),
 			preAuthentication: async () => undefined,
 			authenticate: async (data: ICredentialDataDecryptedObject, _type: string, options: IHttpRequestOptions) =>
-				authenticate(data, options),
+				afterAuthenticate(await authenticate(data, options)),
 		},
 		executionId: 'test-execution',
 		restApiUrl: 'http://127.0.0.1:5678/rest',

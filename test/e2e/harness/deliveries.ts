@@ -298,8 +298,33 @@ export function itemsOf(execution: Execution, nodeName: string): Array<Record<st
 /** The node after the trigger in a flood's workflow: its runs show which events went downstream. */
 export const DOWNSTREAM = 'Downstream';
 
-/** A flood test's own time limit: under pressure, n8n runs 1,000 such executions at under one a second. */
+/**
+ * A flood test's time limit in Jest, sized for the soak run's heavier floods (1,000 events under load, at
+ * under one execution a second). A flood that hangs fails earlier, at its own deadline (floodDeadlineMs).
+ */
 export const FLOOD_TEST_TIMEOUT_MS = 50 * 60_000;
+
+/**
+ * How long a flood may take from its first delivery until n8n settled its executions: 4 minutes plus 1 s
+ * per event (9 minutes for `npm test`'s 300 events, whose floods took 1-4 minutes with a restart of n8n
+ * in the middle; 20.7 minutes for 1,000, which took up to 6 minutes under load, bench/RESULTS.md 2c).
+ */
+export function floodDeadlineMs(events: number): number {
+	return 4 * 60_000 + events * 1000;
+}
+
+/** `work`, or a rejection with `message()` once `ms` have passed (the work itself is left to end on its own). */
+export async function withinDeadline<T>(work: Promise<T>, ms: number, message: () => string): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	const expired = new Promise<never>((_resolve, reject) => {
+		timer = setTimeout(() => reject(new Error(message())), ms);
+	});
+	try {
+		return await Promise.race([work, expired]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
 
 export interface TriggerFloodSettings {
 	events: number;
@@ -382,20 +407,37 @@ export async function floodTrigger(options: {
 
 	const load = startBusyLoad(settings.busyProcesses, options.loadLogFile);
 	const started = Date.now();
-	let deliveries: FloodDelivery[];
-	try {
-		deliveries = await flood(url, secret, bodies, { ...settings, onStart: options.during?.onStart });
-		await options.during?.settled();
-	} finally {
-		await load.stop();
-	}
-	const seconds = (Date.now() - started) / 1000;
-	log(
-		`flood "${options.label}": sent ${bodies.length} in ${seconds.toFixed(1)} s; answered 2xx ${deliveries.filter((each) => each.acknowledged).length}, ` +
-			`retried ${deliveries.filter((each) => each.attempts.length > 1).length}; waiting for n8n to finish its executions`,
-	);
-	const n8n = options.n8n();
-	const executions = await settledExecutions(n8n, workflow.id);
+	const progress = { phase: 'sending', started: 0 };
+	const sendAndSettle = async () => {
+		let deliveries: FloodDelivery[];
+		try {
+			deliveries = await flood(url, secret, bodies, {
+				...settings,
+				onStart: (index) => {
+					progress.started = index + 1;
+					options.during?.onStart(index);
+				},
+			});
+			await options.during?.settled();
+		} finally {
+			await load.stop();
+		}
+		const seconds = (Date.now() - started) / 1000;
+		log(
+			`flood "${options.label}": sent ${bodies.length} in ${seconds.toFixed(1)} s; answered 2xx ${deliveries.filter((each) => each.acknowledged).length}, ` +
+				`retried ${deliveries.filter((each) => each.attempts.length > 1).length}; waiting for n8n to finish its executions`,
+		);
+		progress.phase = 'waiting for n8n to finish its executions';
+		return { deliveries, seconds, executions: await settledExecutions(options.n8n(), workflow.id) };
+	};
+	const deadlineMs = floodDeadlineMs(settings.events);
+	const { deliveries, seconds, executions } = await withinDeadline(sendAndSettle(), deadlineMs, () => {
+		void load.stop();
+		return (
+			`flood "${options.label}" hung: not done ${deadlineMs / 60_000} min after its first delivery (the flood's deadline), ` +
+			`still ${progress.phase}, ${progress.started} of ${settings.events} deliveries started; n8n's log: ${options.n8n().logFile}`
+		);
+	});
 	const succeeded = executions.filter((execution) => execution.status === 'success');
 	const executedMarkers = succeeded.flatMap((execution) => itemsOf(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker: string }).marker));
 	// An execution that did not finish (crashed or canceled at shutdown) may hold its event only in what n8n

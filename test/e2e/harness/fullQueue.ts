@@ -18,6 +18,8 @@ import { flood, registeredSecret, triggerUrl, type FloodDelivery } from './deliv
 import type { ExecutionData, N8nInstance } from './n8n.ts';
 import { log, sleep } from './process.ts';
 import { ensureQueueServices, type QueueN8nInstance } from './queue.ts';
+import type { N8nVersion } from './runtime.ts';
+import { SOAK_RUN } from './soak.ts';
 import { WEBHOOK_NODE_NAME, campaignCallingTriggerNode, chain, node, setNode, workflow, type CredentialRef, type WorkflowNode } from './workflows.ts';
 
 export interface FullQueueSettings {
@@ -65,6 +67,14 @@ export function fullQueueSettings(): FullQueueSettings {
  */
 export function fullQueueTestTimeoutMs(): number {
 	return process.env.E2E_FULL_QUEUE_HEAVY === '1' ? 60 * 60_000 : 15 * 60_000;
+}
+
+/**
+ * How long a burst's queue may take to drain before the row says `drained: false` and its test fails: 5
+ * minutes for issue 27's burst (the retry storm of the code before it drained in 160 s), 45 for the heavier one.
+ */
+export function fullQueueDrainTimeoutMs(): number {
+	return process.env.E2E_FULL_QUEUE_HEAVY === '1' ? 45 * 60_000 : 5 * 60_000;
 }
 
 /** n8n's production concurrency limit in these runs; in queue mode it also sets the worker's concurrency. */
@@ -244,7 +254,7 @@ export interface FullQueueBurstOptions {
 	credential: CredentialRef;
 	/** Where the executions are counted: sqliteExecutions(n8n) or postgresExecutions(n8n). */
 	store: ExecutionStore;
-	/** How long n8n may take to drain its queue after the burst; default 20 minutes. */
+	/** How long n8n may take to drain its queue after the burst; default fullQueueDrainTimeoutMs(). */
 	drainTimeoutMs?: number;
 }
 
@@ -268,7 +278,7 @@ export async function fullQueueBurst(options: FullQueueBurstOptions): Promise<Fu
 	const started = Date.now();
 	const deliveries: FloodDelivery[] = await flood(url, secret, bodies, settings);
 	log(`full queue, n8n ${n8n.version}, ${FULL_QUEUE_PATHS[path]}: burst sent in ${((Date.now() - started) / 1000).toFixed(1)} s; waiting for the queue to drain`);
-	const { executions, drained, drainedAt } = await drainedExecutions(options.store, created.id, options.drainTimeoutMs ?? 20 * 60_000);
+	const { executions, drained, drainedAt } = await drainedExecutions(options.store, created.id, options.drainTimeoutMs ?? fullQueueDrainTimeoutMs());
 	await n8n.api.deactivate(created.id);
 
 	const runs: Record<string, number> = {};
@@ -341,12 +351,33 @@ export const MAX_EXECUTIONS_PER_EVENT = 1.25;
 /** The trigger's paths: each must run every event exactly once, and answer no fewer deliveries than n8n's Webhook node. */
 export const TRIGGER_PATHS: FullQueuePath[] = ['triggerDefaults', 'triggerRepeatKey'];
 
-export const TRIGGER_PATH_TITLE = `%s: every event runs exactly once, at most ${MAX_EXECUTIONS_PER_EVENT} executions per event, at least as many answered 2xx as the Webhook node`;
+export const TRIGGER_PATH_TITLE = `%s: every event runs exactly once, at most ${MAX_EXECUTIONS_PER_EVENT} executions per event, at least as many answered 2xx as n8n's Webhook node (its figure measured in this run or recorded)`;
 
-/** What a trigger path's burst must show, against n8n's Webhook node's burst in the same n8n. */
-export function expectEachEventOnce(row: FullQueueRow, webhookNode: FullQueueRow | undefined): void {
+/**
+ * What n8n's Webhook node answered 2xx of issue 27's burst (24 events), per mode and line, in every run
+ * measured (bench/RESULTS.md, 2e): n8n 2.x in one process answers even Respond Immediately only once the
+ * execution has a slot. It measures n8n, not the package, so it is measured again only in the soak run;
+ * `npm test` holds the trigger's answers to these figures.
+ */
+export const WEBHOOK_NODE_ANSWERED: Record<'limit' | 'queue', Record<N8nVersion, number>> = {
+	limit: { '2.41.1': 6, '1.123.81': 24 },
+	queue: { '2.41.1': 24, '1.123.81': 24 },
+};
+
+/** Whether this run measures n8n's Webhook node itself: in the soak run, and for the heavier burst (no figures recorded). */
+export function measuresWebhookNode(): boolean {
+	return SOAK_RUN || fullQueueSettings() !== FULL_QUEUE_BURST;
+}
+
+/** What a trigger path's burst must show, against what n8n's Webhook node answered of the same burst in the same mode and line. */
+export function expectEachEventOnce(row: FullQueueRow, webhookNodeAnswered: number): void {
 	expect({ drained: row.drained, ranNever: row.ranNever, ranTwiceOrMore: row.ranTwiceOrMore }).toEqual({ drained: true, ranNever: 0, ranTwiceOrMore: 0 });
 	expect(row.executions).toBeLessThanOrEqual(MAX_EXECUTIONS_PER_EVENT * row.events);
-	if (!webhookNode) throw new Error("The Webhook node's burst did not run: nothing to compare with");
-	expect(row.answered).toBeGreaterThanOrEqual(webhookNode.answered);
+	expect(row.answered).toBeGreaterThanOrEqual(webhookNodeAnswered);
+}
+
+/** The Webhook node's answers measured earlier in the same block; throws when that burst did not run. */
+export function requireMeasured(webhookNodeAnswered: number | undefined): number {
+	if (webhookNodeAnswered === undefined) throw new Error("The Webhook node's burst did not run: nothing to compare with");
+	return webhookNodeAnswered;
 }

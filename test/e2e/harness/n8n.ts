@@ -400,7 +400,7 @@ export function isDatabaseNotReady(answer: ApiResponse): boolean {
 	return answer.status === 503 && JSON.stringify(answer.body).includes('Database is not ready');
 }
 
-function createApi(context: { url: string; webhookUrl: string; cookie: string; apiKey: string; logTail: () => string }): N8nApi {
+export function createApi(context: { url: string; webhookUrl: string; cookie: string; apiKey: string; logTail: () => string }): N8nApi {
 	const { url, webhookUrl } = context;
 	const session = sessionHeaders(context.cookie);
 	const publicApi = async <T = unknown>(method: string, path: string, body?: unknown) =>

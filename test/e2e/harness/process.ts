@@ -271,6 +271,13 @@ function ownerDir(owner = process.env.CAMPAIGN_CALLING_RUN_OWNER ?? String(proce
 	return join(REGISTRY, owner);
 }
 
+/** This run's folder of records (created when missing): also where a run keeps what its files share (harness/shared.ts). */
+export function runDir(): string {
+	const dir = ownerDir();
+	mkdirSync(dir, { recursive: true });
+	return dir;
+}
+
 /** The fields of /proc/<pid>/stat after the parenthesised command name (state, ppid, pgrp, ...); undefined when gone. */
 function statFields(pid: number | string): string[] | undefined {
 	try {
