@@ -1,0 +1,31 @@
+// @ts-check
+/**
+ * Mutation testing (`npm run test:mutation`, opt-in, not part of `npm test`): StrykerJS changes the code
+ * of nodes/ and credentials/ one small bug at a time and runs the unit tests that cover it; a mutant no
+ * test fails on is a "survivor". CONTRIBUTING.md ("Mutation testing") has the score and how to read it.
+ * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+export default {
+	mutate: ['nodes/**/*.ts', 'credentials/**/*.ts'],
+	testRunner: 'jest',
+	jest: {
+		projectType: 'custom',
+		configFile: 'jest.config.js',
+		// Coverage is Stryker's own (perTest); Jest's istanbul pass would only slow each run.
+		config: { collectCoverage: false },
+	},
+	coverageAnalysis: 'perTest',
+	checkers: ['typescript'],
+	tsconfigFile: 'tsconfig.json',
+	// Re-runs only mutants whose code or covering tests changed since the last run.
+	incremental: true,
+	incrementalFile: 'reports/stryker-incremental.json',
+	reporters: ['clear-text', 'html', 'json', 'progress'],
+	htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+	jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+	// The machine it was measured on has 2 cores; pass `--concurrency N` for more.
+	concurrency: 1,
+	tempDirName: '.stryker-tmp',
+	cleanTempDir: 'always',
+	ignorePatterns: ['dist', 'coverage', 'reports', 'test/e2e/.work', 'bench/.work', '.tmp'],
+};
