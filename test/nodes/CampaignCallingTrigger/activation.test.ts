@@ -70,7 +70,11 @@ describe('a delivery while activation is still registering modules', () => {
 		simulator.injectFault({ kind: 'slow', path: '/v1/modules/webhook', after: 1, delayMs: 1500 });
 		const activation = trigger.activate();
 		try {
-			while (modulesFor(simulator, trigger.webhookUrl).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+			// Registrations are sequential: once the second (held back by the fault) has reached the service,
+			// the node has taken in the first one's answer. The first module alone in the simulator would not
+			// show that, and on a busy machine the delivery could overtake that answer.
+			const registrations = () => simulator.requests.filter((request) => request.path === '/v1/modules/webhook').length;
+			while (registrations() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
 			const [first] = modulesFor(simulator, trigger.webhookUrl);
 
 			const outcome = await trigger.deliver({
