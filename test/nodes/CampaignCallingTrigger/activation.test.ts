@@ -126,3 +126,20 @@ describe('what activation and deactivation tell n8n\'s log', () => {
 		]);
 	});
 });
+
+describe('activation with a bad Events selection', () => {
+	it.each([
+		['no event', [], 'Select at least one event'],
+		['an event type the service does not send', ['call.ended', 'call.paused'], 'Unknown event type: call.paused'],
+	])('fails with %s, naming the event types to choose from, and registers nothing', async (_label, events, message) => {
+		const trigger = new TriggerHarness({ events, options: {} }, credentials());
+		const failure = (await trigger.activate().then(
+			() => undefined,
+			(error: unknown) => error,
+		)) as Error & { description?: string };
+		expect(failure.name).toBe('NodeOperationError');
+		expect(failure.message).toBe(message);
+		expect(failure.description).toMatch(/^Choose from: call\.started, call\.ended, .*\.$/);
+		expect(modulesFor(simulator, trigger.webhookUrl)).toEqual([]);
+	});
+});
