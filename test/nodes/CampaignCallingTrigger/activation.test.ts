@@ -2,6 +2,8 @@
  * Activation against the service simulator, through n8n-core's real HookContext: a change of the
  * modules' delivery settings, and deliveries that arrive while activation is still registering.
  */
+import { HookContext } from 'n8n-core';
+
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { TriggerHarness, modulesFor } from '../../helpers/triggerContext.ts';
@@ -70,7 +72,11 @@ describe('a delivery while activation is still registering modules', () => {
 		simulator.injectFault({ kind: 'slow', path: '/v1/modules/webhook', after: 1, delayMs: 1500 });
 		const activation = trigger.activate();
 		try {
-			while (modulesFor(simulator, trigger.webhookUrl).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+			// Registrations are sequential: once the second (held back by the fault) has reached the service,
+			// the node has taken in the first one's answer. The first module alone in the simulator would not
+			// show that, and on a busy machine the delivery could overtake that answer.
+			const registrations = () => simulator.requests.filter((request) => request.path === '/v1/modules/webhook').length;
+			while (registrations() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
 			const [first] = modulesFor(simulator, trigger.webhookUrl);
 
 			const outcome = await trigger.deliver({
@@ -82,5 +88,58 @@ describe('a delivery while activation is still registering modules', () => {
 		} finally {
 			await activation;
 		}
+	});
+});
+
+describe('what activation and deactivation tell n8n\'s log', () => {
+	let logged: jest.Mock;
+	let logger: jest.SpyInstance;
+	beforeEach(() => {
+		logged = jest.fn();
+		const log = { info: logged, warn: jest.fn(), error: jest.fn(), debug: jest.fn() };
+		logger = jest.spyOn(HookContext.prototype, 'logger', 'get').mockReturnValue(log as unknown as HookContext['logger']);
+	});
+	afterEach(() => logger.mockRestore());
+	const messages = () => logged.mock.calls.map(([message]) => message as string);
+
+	it('a first activation logs no replaced module; a changed setting logs, per event, the new module and the refused old one', async () => {
+		const trigger = new TriggerHarness({ events: ['call.started', 'call.ended'], options: {} }, credentials());
+		await trigger.activate();
+		expect(messages()).toEqual([]);
+
+		trigger.setParameters({ events: ['call.started', 'call.ended'], options: { timeout: 90, retryLimit: 5 } });
+		await trigger.activate();
+		expect(messages()).toEqual(
+			['call.started', 'call.ended'].map(
+				(event) =>
+					`Campaign Calling Trigger: registered a new webhook module for ${event} with Timeout 90 and Retry Limit 5; the service keeps the earlier module, whose deliveries this node now refuses.`,
+			),
+		);
+	});
+
+	it('deactivation logs how many modules stay registered at the service, to be reused', async () => {
+		const trigger = new TriggerHarness({ events: ['call.started', 'call.ended'], options: {} }, credentials());
+		await trigger.activate();
+		await trigger.delete();
+		expect(messages()).toEqual([
+			'Campaign Calling Trigger: 2 webhook module(s) remain registered at the service for this node; they will be reused on the next activation.',
+		]);
+	});
+});
+
+describe('activation with a bad Events selection', () => {
+	it.each([
+		['no event', [], 'Select at least one event'],
+		['an event type the service does not send', ['call.ended', 'call.paused'], 'Unknown event type: call.paused'],
+	])('fails with %s, naming the event types to choose from, and registers nothing', async (_label, events, message) => {
+		const trigger = new TriggerHarness({ events, options: {} }, credentials());
+		const failure = (await trigger.activate().then(
+			() => undefined,
+			(error: unknown) => error,
+		)) as Error & { description?: string };
+		expect(failure.name).toBe('NodeOperationError');
+		expect(failure.message).toBe(message);
+		expect(failure.description).toMatch(/^Choose from: call\.started, call\.ended, .*\.$/);
+		expect(modulesFor(simulator, trigger.webhookUrl)).toEqual([]);
 	});
 });

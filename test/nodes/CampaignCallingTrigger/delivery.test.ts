@@ -42,3 +42,25 @@ describe('a delivery that declares a Content-Length over the limit', () => {
 		expect([outcome.statusCode, outcome.executed]).toEqual([200, true]);
 	});
 });
+
+describe('the headers a module is registered with', () => {
+	// The service stores them with each module, and the trigger reuses its modules across upgrades of
+	// this package: a renamed header would turn every existing module's deliveries into forgeries.
+	it('are x-campaign-calling-secret and x-campaign-calling-event, and a delivery sending them (as the service does) runs as that event', async () => {
+		const { trigger } = await activeTrigger();
+		// The newest module for the URL: every harness of this file shares the webhook URL.
+		const module = [...simulator.state.webhookModules.values()]
+			.map(({ record }) => record)
+			.filter((record) => record.settings.url === trigger.webhookUrl)
+			.at(-1)!;
+		expect(Object.keys(module.settings.headers).sort()).toEqual(['x-campaign-calling-event', 'x-campaign-calling-secret']);
+		expect(module.settings.headers['x-campaign-calling-event']).toBe('call.ended');
+
+		const outcome = await trigger.deliver({
+			headers: { ...module.settings.headers },
+			body: { data: { call_id: 'c-headers' } },
+		});
+		expect([outcome.statusCode, outcome.executed]).toEqual([200, true]);
+		expect(outcome.output?.map((item) => item.json.event_type)).toEqual(['call.ended']);
+	});
+});

@@ -6,7 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { IN_FLIGHT_LIMIT_MS, inFlightCount } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { IN_FLIGHT_LIMIT_MS, earlierAnswer, inFlightCount, trackAnswer } from '../../../nodes/CampaignCallingTrigger/inFlight';
 import { isRecordedRepeat, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
@@ -204,5 +204,64 @@ describe('a retry that n8n runs while a cancelled execution takes its key back',
 		cancelled.mockRestore();
 		const { output } = await retry!;
 		expect(output).toEqual([{ json: event, pairedItem: { item: 0 } }]);
+	});
+});
+
+describe('how long and how many in-flight events a retry relies on', () => {
+	const HOUR_MS = 60 * 60_000;
+	type Response = Parameters<typeof trackAnswer>[2];
+	const response = () => new FakeResponse() as unknown as Response;
+
+	it('a retry exactly an hour after the first delivery still waits for that delivery\'s execution', async () => {
+		const { take } = await activeTrigger();
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+		try {
+			const first = await take(ended('c-hour'));
+			clock.mockReturnValue(start + HOUR_MS);
+			const retry = take(ended('c-hour'));
+			expect(await isPending(retry)).toBe(true);
+			clock.mockRestore();
+			await first.run();
+			expect((await retry).executed).toBe(false);
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
+	it('an in-flight record past the hour is dropped when it is looked up, so the map does not keep it', () => {
+		const since = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(since);
+		try {
+			trackAnswer('limit-trigger', ['expired-hash'], response());
+			const count = inFlightCount();
+			clock.mockReturnValue(since + HOUR_MS + 1);
+			expect(earlierAnswer('limit-trigger', 'expired-hash')).toBeUndefined();
+			expect(inFlightCount()).toBe(count - 1);
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
+	it('holds at most 50,000 in-flight events, forgetting the oldest first', () => {
+		const hashes = Array.from({ length: 50_001 }, (_, index) => `bound-${index}`);
+		const answering = new FakeResponse();
+		trackAnswer('bound-trigger', hashes, answering as unknown as Response);
+		expect(inFlightCount()).toBe(50_000);
+		// Any records of earlier tests went first, then the oldest of these.
+		expect([earlierAnswer('bound-trigger', 'bound-0'), earlierAnswer('bound-trigger', 'bound-1')].map(Boolean)).toEqual([false, true]);
+		answering.end();
+	});
+
+	it('the answer to an earlier delivery of an event leaves a later delivery\'s in-flight record of it in place', async () => {
+		const earlier = new FakeResponse();
+		const later = new FakeResponse();
+		trackAnswer('replace-trigger', ['same-event'], earlier as unknown as Response);
+		trackAnswer('replace-trigger', ['same-event'], later as unknown as Response);
+		const laterAnswer = earlierAnswer('replace-trigger', 'same-event');
+		earlier.status(500).end();
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(earlierAnswer('replace-trigger', 'same-event')).toBe(laterAnswer);
+		later.end();
 	});
 });
