@@ -32,6 +32,8 @@ describe('transport: a redirect is not followed', () => {
 		['Campaign → Get', 301, getCampaign(), 'Get Campaign failed: the service answered HTTP 301 Moved Permanently, a redirect to %s, which the node does not follow'],
 		['Add to Campaign', 307, addContact(), 'Add to Campaign failed: the service answered HTTP 307 Temporary Redirect, a redirect to %s, which the node does not follow'],
 		['Add to Campaign', 308, addContact(), 'Add to Campaign failed: the service answered HTTP 308 Permanent Redirect, a redirect to %s, which the node does not follow'],
+		// The first status of the 3xx range, where a redirect's answers begin.
+		['Campaign → Get', 300, getCampaign(), 'Get Campaign failed: the service answered HTTP 300, a redirect to %s, which the node does not follow'],
 	])('%s answered %d: fails naming the status and the target\'s origin, and the other host receives nothing', async (_label, status, parameters, message) => {
 		redirecting.status = status;
 		const error = await runActionNodeExpectingError({ credentials: { baseUrl: redirecting.url, apiKey: key }, parameters: { ...parameters, requestOptions: { maxRetries: 3 } } });

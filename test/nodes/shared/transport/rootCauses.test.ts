@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { INode } from 'n8n-workflow';
 
 import { ServiceFailureFactory } from '../../../../nodes/shared/transport/failures';
+import { noAnswerCause } from '../../../../nodes/shared/transport/rootCauses';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import { DEMO, NO_RETRIES, closedPort, sendJson, useSimulator } from '../../../helpers/kit.ts';
 import { addContact, createIntegration, getCampaign, getContact } from '../../../helpers/actionParameters.ts';
@@ -302,5 +303,30 @@ describe('transport: a request n8n refused to build is no network failure', () =
 		const failure = failureFor(false).network(new Error('ERROR: upstream EXAMPLE said no'), 1);
 		expect(failure.message).toBe('Add to Campaign failed: the request to http://127.0.0.1:8080 failed without an answer');
 		expect(failure.description).toMatch(/^n8n's HTTP client reported: ERROR: upstream EXAMPLE said no\. /);
+	});
+});
+
+describe('transport: each TLS failure in words (noAnswerCause)', () => {
+	const target = { baseUrl: 'https://api.example.com', isWrite: false, timeoutMs: 60_000, checkBeforeRepeating: 'unused for a read' };
+	const untrustedAuthority = 'its certificate was issued by an authority n8n does not know';
+	const notTls = 'it did not answer in TLS (is the port an http:// one?)';
+	it.each([
+		['CERT_HAS_EXPIRED', 'its certificate has expired'],
+		['CERT_NOT_YET_VALID', 'its certificate is not valid yet'],
+		['DEPTH_ZERO_SELF_SIGNED_CERT', 'its certificate is self-signed, not issued by an authority n8n trusts'],
+		['SELF_SIGNED_CERT_IN_CHAIN', 'its certificate chain ends in a self-signed certificate n8n does not trust'],
+		['UNABLE_TO_VERIFY_LEAF_SIGNATURE', untrustedAuthority],
+		['UNABLE_TO_GET_ISSUER_CERT', untrustedAuthority],
+		['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', untrustedAuthority],
+		['CERT_REVOKED', 'its certificate has been revoked'],
+		['ERR_TLS_CERT_ALTNAME_INVALID', 'its certificate is for another host name'],
+		['EPROTO', notTls],
+		['ERR_SSL_WRONG_VERSION_NUMBER', notTls],
+		['ERR_SSL_SOMETHING_NEW', 'n8n did not accept its certificate'],
+	])('%s: "%s", nothing sent, what to check', (code, words) => {
+		const cause = noAnswerCause({ code }, target);
+		expect(cause.reason).toBe(`the TLS connection to https://api.example.com failed: ${words} (${code})`);
+		expect(cause.hint).toMatch(/^Nothing was sent to the service\. Check the Base URL's host name and scheme\./);
+		expect(cause.hint).toContain('NODE_EXTRA_CA_CERTS');
 	});
 });
