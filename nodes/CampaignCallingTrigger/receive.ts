@@ -105,7 +105,14 @@ export async function answerDelivery(this: IExecuteFunctions): Promise<INodeExec
 		// shutdown, while this execution waited for the store): the service sends the event again, which
 		// must not find it recorded by an execution that will not run it.
 		const cancelled = () => this.getExecutionCancelSignal()?.aborted === true;
-		const checked = await checkAndRecordKeys(store, thisTrigger.call(this), handovers.map((handover) => handover?.key), cancelled);
+		let checked: boolean[] | undefined;
+		try {
+			checked = await checkAndRecordKeys(store, thisTrigger.call(this), handovers.map((handover) => handover?.key), cancelled);
+		} catch (error) {
+			throw new NodeOperationError(this.getNode(), error as Error, {
+				description: "n8n could not record the event in its deduplication store, so n8n answers the delivery 500 and the service sends the event again.",
+			});
+		}
 		if (checked === undefined) {
 			throw new NodeOperationError(this.getNode(), 'n8n cancelled this execution before it answered the delivery', {
 				description: 'The event was not recorded as received: the service sends it again.',

@@ -157,11 +157,28 @@ export async function checkAndRecordKeys(
 	const fresh = await oneAtATime(trigger, async () => {
 		// Waiting for the trigger's earlier updates may have outlasted the execution.
 		if (cancelled()) return undefined;
-		const recorded = new Set((await store.record(unique)).new.map(String));
+		const recorded = new Set((await recordInStore(store, unique)).new.map(String));
 		if (!cancelled()) return recorded;
 		await store.remove([...recorded]);
 		return undefined;
 	});
 	if (fresh === undefined) return undefined;
 	return keys.map((key, index) => key !== undefined && (firstOccurrence.get(key) !== index || !fresh.has(key)));
+}
+
+/** The unique-key refusal as Postgres, SQLite and MySQL word it. */
+const LOST_FIRST_INSERT = /duplicate key value violates unique constraint|UNIQUE constraint failed|Duplicate entry/;
+
+/**
+ * n8n's store creates a trigger's row with an insert the first time it records, with no lock across
+ * processes: when two queue-mode workers record a new trigger's first events at once, both find no row
+ * and the later insert fails on the row's unique key (n8n would answer that delivery 500). By then the
+ * other worker's row exists, so recording again adds these keys to it.
+ */
+async function recordInStore(store: KeyStore, hashes: string[]): Promise<{ new: Array<string | number> }> {
+	return await store
+		.record(hashes)
+		.catch(async (error: unknown) =>
+			LOST_FIRST_INSERT.test(String((error as Error)?.message)) ? await store.record(hashes) : await Promise.reject(error),
+		);
 }

@@ -3,15 +3,19 @@
  * `npm run test:queue`): the trigger → a Set node marking the event. Each event is sent as two copies at
  * the same moment, either both to the webhook process (the trigger's in-flight wait holds the second one)
  * or one to the webhook process and one to the main (both serve production webhooks in queue mode), whose
- * executions then run on the two workers at once. Runs are counted in n8n's Postgres database.
+ * executions then run on the two workers at once. Runs are counted in n8n's Postgres database. And new
+ * triggers, each sent its first events at once: the two workers record a trigger's first events in
+ * n8n's store at the same moment, where the store creates the trigger's row.
  *
  * n8n's deduplication store gives a node no atomic check-and-record across processes: its
  * checkProcessedAndRecord (package `n8n`, dist/deduplication/deduplication-helper.js, DeduplicationHelper
  * .checkProcessedAndRecord → handleHashedItems; the same on 1.123.81) reads the node's one row
  * (findOne), adds the new hashes in memory and writes the row back (update) with no lock or transaction.
- * Two workers recording the same key at once can both find it new. The second case measures how often.
+ * Two workers recording the same key at once can both find it new: the "webhook process and the main" case
+ * measures how often.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { startSimulator, type Simulator } from '../simulator/server.ts';
 import { SECRET_HEADER, countBy, inPool, registeredSecret, sendDelivery, triggerUrl, type DeliveryAnswer } from './harness/deliveries.ts';
 import { drainedExecutions, postgresExecutions, type StoredExecution } from './harness/fullQueue.ts';
@@ -25,12 +29,15 @@ const EVENTS = Number(process.env.E2E_TWO_WORKERS_EVENTS ?? 50);
 /** Events whose two copies are in flight at once. */
 const PAIRS_AT_ONCE = 4;
 const WORKER_CONCURRENCY = 4;
+/** New triggers, each sent its first events at once: n8n's store creates each one's row on the first record. */
+const NEW_TRIGGERS = Number(process.env.E2E_TWO_WORKERS_NEW_TRIGGERS ?? 10);
+const FIRST_EVENTS = 2 * WORKER_CONCURRENCY;
 /** The in-flight wait's bound, as in the full-queue suites: a copy that waits for the first starts no execution. */
 const MAX_EXECUTIONS_PER_EVENT = 1.25;
 const MARKER_NODE = 'Marker';
 const TEST_TIMEOUT_MS = 10 * 60_000;
 
-interface PairsResult {
+interface SentEvents {
 	events: number;
 	executions: number;
 	executionsByStatus: Record<string, number>;
@@ -60,18 +67,24 @@ describeEachVersion('n8n %s in queue mode with two workers: Ignore Repeats at it
 		await simulator?.close();
 	});
 
-	/** Sends each event's two copies together, to the two n8n processes `targets` names, then counts runs once n8n's queue drained. */
-	const sendPairs = async (label: string, targets: (n8n: QueueN8nInstance) => [string, string]): Promise<PairsResult> => {
+	/**
+	 * Activates a new trigger, sends each of `events` events once to each n8n process `targets` names
+	 * (its copies together, `atOnce` events at a time), then counts runs once n8n's queue drained.
+	 */
+	const sendEvents = async (
+		label: string,
+		{ events, atOnce, targets }: { events: number; atOnce: number; targets: (n8n: QueueN8nInstance) => string[] },
+	): Promise<SentEvents> => {
 		const trigger = campaignCallingTriggerNode(['call.ended'], credential);
 		const created = await n8n.api.createWorkflow(triggerWorkflow(`two workers: ${label}`, trigger, [setNode(MARKER_NODE, { marker: '={{ $json.data.marker }}' })]));
 		await n8n.api.activate(created.id);
 		const path = triggerUrl(n8n, trigger).slice(n8n.webhookUrl.length);
 		const secret = registeredSecret(simulator, triggerUrl(n8n, trigger));
-		const markers = Array.from({ length: EVENTS }, (_, index) => `${label}-${index}`);
+		const markers = Array.from({ length: events }, (_, index) => `${label}-${index}`);
 		const logMarks = n8n.workers.map((worker) => worker.logs().length);
 
 		const started = Date.now();
-		const answers = await inPool(markers, PAIRS_AT_ONCE, async (marker) => {
+		const answers = await inPool(markers, atOnce, async (marker) => {
 			const body = JSON.stringify({ event_type: 'call.ended', event_id: randomUUID(), data: { marker } });
 			const send = (base: string): Promise<DeliveryAnswer> =>
 				sendDelivery(`${base}${path}`, { headers: [['content-type', 'application/json'], [SECRET_HEADER, secret]], body });
@@ -83,8 +96,8 @@ describeEachVersion('n8n %s in queue mode with two workers: Ignore Repeats at it
 
 		const runs = countBy(markersRun(executions), (marker) => marker);
 		const runsPerEvent = markers.map((marker) => runs[marker] ?? 0);
-		const result: PairsResult = {
-			events: EVENTS,
+		const result: SentEvents = {
+			events,
 			executions: executions.length,
 			executionsByStatus: countBy(executions, (execution) => execution.status),
 			answers: countBy(answers.flat(), (answer) => String(answer.status)),
@@ -103,8 +116,35 @@ describeEachVersion('n8n %s in queue mode with two workers: Ignore Repeats at it
 		for (const worker of n8n.workers) expect(worker.logs()).toContain(` * Concurrency: ${WORKER_CONCURRENCY}\n`);
 	});
 
+	it(
+		`${NEW_TRIGGERS} new triggers, each sent ${FIRST_EVENTS} events at once, run on both workers: every delivery answered 200 and each event run once ` +
+			"(n8n's store creates a trigger's row with an unlocked insert, which one of two workers loses)",
+		async () => {
+			const lostInsertsBefore = lostFirstInserts(n8n);
+			const rounds: SentEvents[] = [];
+			for (let round = 0; round < NEW_TRIGGERS; round++) {
+				rounds.push(await sendEvents(`first-${round}`, { events: FIRST_EVENTS, atOnce: FIRST_EVENTS, targets: (n8n) => [n8n.webhookUrl] }));
+			}
+			const answers = addCounts(rounds.map((round) => round.answers));
+			const executions = addCounts(rounds.map((round) => round.executionsByStatus));
+			const bothWorkers = rounds.filter((round) => round.perWorker.every((count) => count > 0)).length;
+			// Each is a worker's insert of a trigger's row refused by Postgres, whose events the trigger recorded again.
+			const lostInserts = lostFirstInserts(n8n) - lostInsertsBefore;
+			log(
+				`two workers, n8n ${version}, new triggers: ${NEW_TRIGGERS * FIRST_EVENTS} sent, answered ${JSON.stringify(answers)}, ` +
+					`executions ${JSON.stringify(executions)}, ${bothWorkers} of ${NEW_TRIGGERS} rounds on both workers, ${lostInserts} first inserts refused by Postgres`,
+			);
+			expect(answers).toEqual({ 200: NEW_TRIGGERS * FIRST_EVENTS });
+			expect(executions).toEqual({ success: NEW_TRIGGERS * FIRST_EVENTS });
+			expect(rounds.map((round) => round.ranOnce)).toEqual(rounds.map(() => FIRST_EVENTS));
+			// The rounds did put both workers to work: the race was there to lose.
+			expect(bothWorkers).toBeGreaterThan(NEW_TRIGGERS / 2);
+		},
+		TEST_TIMEOUT_MS,
+	);
+
 	it(`copies sent to the webhook process: each of ${EVENTS} events runs exactly once, at most ${MAX_EXECUTIONS_PER_EVENT} executions per event`, async () => {
-		const result = await sendPairs('webhook-webhook', (n8n) => [n8n.webhookUrl, n8n.webhookUrl]);
+		const result = await sendEvents('webhook-webhook', { events: EVENTS, atOnce: PAIRS_AT_ONCE, targets: (n8n) => [n8n.webhookUrl, n8n.webhookUrl] });
 		expect(result.answers).toEqual({ 200: 2 * EVENTS });
 		expect({ ranNever: result.ranNever, ranTwiceOrMore: result.ranTwiceOrMore }).toEqual({ ranNever: 0, ranTwiceOrMore: 0 });
 		expect(result.executions).toBeLessThanOrEqual(MAX_EXECUTIONS_PER_EVENT * EVENTS);
@@ -114,7 +154,7 @@ describeEachVersion('n8n %s in queue mode with two workers: Ignore Repeats at it
 		"copies sent to the webhook process and the main, run on both workers at once: measures n8n's limit (no lock across processes in its " +
 			'deduplication store): no event is lost, and how many ran twice is logged',
 		async () => {
-			const result = await sendPairs('webhook-main', (n8n) => [n8n.webhookUrl, n8n.url]);
+			const result = await sendEvents('webhook-main', { events: EVENTS, atOnce: PAIRS_AT_ONCE, targets: (n8n) => [n8n.webhookUrl, n8n.url] });
 			// Each event had a copy answered 200. The other one may not be: two processes that both find the
 			// node's row missing both insert it, and one insert can fail (n8n answers 500; the service retries).
 			expect(result.eventsAnswered).toBe(EVENTS);
@@ -132,4 +172,17 @@ function markersRun(executions: StoredExecution[]): string[] {
 	return executions.flatMap((execution) =>
 		(execution.data?.resultData.runData[MARKER_NODE] ?? []).flatMap((run) => (run.data?.main?.[0] ?? []).map((item) => String(item.json.marker))),
 	);
+}
+
+/** Per-status counts added up. */
+function addCounts(counts: Array<Record<string, number>>): Record<string, number> {
+	const total: Record<string, number> = {};
+	for (const count of counts) for (const [status, n] of Object.entries(count)) total[status] = (total[status] ?? 0) + n;
+	return total;
+}
+
+/** Inserts of a trigger's row in n8n's deduplication store that Postgres refused as a duplicate, so far. */
+function lostFirstInserts(n8n: QueueN8nInstance): number {
+	const lines = readFileSync(n8n.postgres.logFile, 'utf8').split('\n');
+	return lines.filter((line, index) => line.includes('duplicate key value violates unique constraint') && /INSERT INTO "public"\."processed_data"/.test(lines[index + 2] ?? '')).length;
 }

@@ -220,10 +220,23 @@ describe('Ignore Repeats', () => {
 		}
 	});
 
+	it("a new trigger's first events recorded by two workers at once are both answered 200 and recorded, though n8n's store creates its row with an unlocked insert", async () => {
+		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
+		const otherWorker = restartedTrigger(trigger);
+		const outcomes = await Promise.all([send(ended({ call_id: 'c-1' })), otherWorker.send(ended({ call_id: 'c-2' }))]);
+		for (const outcome of outcomes) {
+			expect(answer(outcome)).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+			expect(started(outcome)).toHaveLength(1);
+		}
+		expect(recorded(trigger)).toHaveLength(2);
+	});
+
 	it('when n8n cannot record the event, the execution fails before any answer (n8n then answers 500), and the retry is not a repeat', async () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
 		processedDataStore().failNextWrite = new Error('LockAcquireTimeoutError: Timeout waiting for lock SqliteWriteConnectionMutex');
-		await expect(send(ended({ call_id: 'c-1' }))).rejects.toThrow('SqliteWriteConnectionMutex');
+		const failure = send(ended({ call_id: 'c-1' }));
+		await expect(failure).rejects.toThrow('SqliteWriteConnectionMutex');
+		await expect(failure).rejects.toMatchObject({ description: expect.stringContaining('could not record the event') });
 		expect(recorded(trigger)).toBeUndefined();
 		const retry = await send(ended({ call_id: 'c-1' }));
 		expect(started(retry)).toHaveLength(1);
