@@ -6,7 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { IN_FLIGHT_LIMIT_MS, earlierAnswer, inFlightCount, trackAnswer } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { IN_FLIGHT_LIMIT_MS, awaitEarlierAnswers, earlierAnswer, inFlightCount, trackAnswer } from '../../../nodes/CampaignCallingTrigger/inFlight';
 import { isRecordedRepeat, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
@@ -263,5 +263,34 @@ describe('how long and how many in-flight events a retry relies on', () => {
 		await new Promise((resolve) => setImmediate(resolve));
 		expect(earlierAnswer('replace-trigger', 'same-event')).toBe(laterAnswer);
 		later.end();
+	});
+});
+
+describe('a retry waiting for earlier answers', () => {
+	type Response = Parameters<typeof awaitEarlierAnswers>[1];
+	const waiting = () => new FakeResponse();
+
+	it('is refused a wait when one of the earlier deliveries failed, though another was accepted', async () => {
+		await expect(awaitEarlierAnswers([Promise.resolve(true), Promise.resolve(false)], waiting() as unknown as Response)).resolves.toBe(false);
+		await expect(awaitEarlierAnswers([Promise.resolve(true), Promise.resolve(true)], waiting() as unknown as Response)).resolves.toBe(true);
+	});
+
+	it('whose sender already hung up does not wait: no answer, whatever the earlier deliveries get', async () => {
+		const response = waiting();
+		response.hangUp();
+		await expect(awaitEarlierAnswers([Promise.resolve(true)], response as unknown as Response)).resolves.toBeUndefined();
+	});
+
+	it('stops listening for its sender hanging up once the answers came', async () => {
+		const response = waiting();
+		await awaitEarlierAnswers([Promise.resolve(true)], response as unknown as Response);
+		expect(response.listenerCount('close')).toBe(0);
+	});
+
+	it('a delivery with no event to track leaves its response as n8n made it', () => {
+		const response = waiting();
+		const end = response.end;
+		trackAnswer('no-events-trigger', [], response as unknown as Response);
+		expect(response.end).toBe(end);
 	});
 });
