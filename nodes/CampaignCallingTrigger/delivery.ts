@@ -57,7 +57,8 @@ export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 		body = jsonParse<unknown>(request.rawBody.toString('utf8'), { fallbackValue: null });
 	}
 	const entries = Array.isArray(body) ? body : [body];
-	if (body === undefined || body === null || !entries.every((entry) => isPlainObject(entry))) {
+	// null (also malformed JSON) and undefined are refused here too: neither is a plain object.
+	if (!entries.every((entry) => isPlainObject(entry))) {
 		return { ok: false, statusCode: 400, message: 'The body must be a JSON object or an array of objects' };
 	}
 	return { ok: true, entries: entries as IDataObject[] };

@@ -73,7 +73,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const knownRepeats = selected.length - passed.length;
 	const items: INodeExecutionData[] = passed.map(({ entry, eventType, key }) => {
 		const json: IDataObject = { ...entry };
-		if (typeof json.event_type !== 'string') json.event_type = eventType;
+		json.event_type = eventType;
 		if (headers) json.headers = headers;
 		const handover: Handover = { received, repeats: knownRepeats };
 		if (key !== undefined) handover.key = key;

@@ -243,6 +243,7 @@ describe('webhook(): deliveries', () => {
 		const sent = headers === 'prefix' ? { [SECRET_HEADER]: secret.slice(0, 32) } : (headers as Record<string, string>);
 		const outcome = await trigger.deliver({ headers: sent, body: { event_type: 'call.ended' } });
 		expect(outcome.statusCode).toBe(401);
+		expect(outcome.json).toEqual({ status: 'error', message: 'Unauthorized' });
 		expect(outcome.result).toEqual({ noWebhookResponse: true });
 		expect(JSON.stringify(outcome)).not.toContain(secret);
 	});
@@ -276,6 +277,12 @@ describe('webhook(): deliveries', () => {
 		expect(outcome.statusCode).toBe(statusCode);
 		expect(outcome.result).toEqual({ noWebhookResponse: true });
 		expect(outcome.json).toEqual({ status: 'error', message: expect.any(String) });
+	});
+
+	it('adds no headers field when Include Headers is off', async () => {
+		const { trigger, secret } = await activeTrigger(['call.ended']);
+		const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: 'call.ended' } });
+		expect(Object.keys(outcome.result.workflowData?.[0][0].json ?? {})).not.toContain('headers');
 	});
 
 	it('adds the request headers without the secret when Include Headers is on', async () => {

@@ -1,8 +1,9 @@
 /**
  * The trigger's size limit on what a delivery declares: a Content-Length over the limit is refused
- * on the declaration alone, whatever n8n has read of the body so far.
+ * on the declaration alone, whatever n8n has read of the body so far. And parseDelivery on its own:
+ * what n8n hands over (its parsed body, the raw bytes) and what the trigger makes of it.
  */
-import { MAX_BODY_BYTES, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
+import { MAX_BODY_BYTES, SECRET_HEADER, parseDelivery } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { TriggerHarness, moduleSecret } from '../../helpers/triggerContext.ts';
 
@@ -62,5 +63,64 @@ describe('the headers a module is registered with', () => {
 		});
 		expect([outcome.statusCode, outcome.executed]).toEqual([200, true]);
 		expect(outcome.output?.map((item) => item.json.event_type)).toEqual(['call.ended']);
+	});
+});
+
+describe('parseDelivery', () => {
+	const json = { 'content-type': 'application/json' };
+	/** Raw bytes as n8n keeps them (a Buffer), or a stand-in that fails the test if the trigger reads it. */
+	const raw = (text: string) => Buffer.from(text);
+	const unread = (length: number) => ({
+		length,
+		toString: () => {
+			throw new Error('the raw body was read again');
+		},
+	});
+
+	it.each([
+		['no Content-Type', {}],
+		['text/plain', { 'content-type': 'text/plain' }],
+	])('refuses a body that is not JSON with 415 (%s)', (_label, headers) => {
+		expect(parseDelivery({ headers, body: { event_type: 'call.ended' } })).toEqual({
+			ok: false,
+			statusCode: 415,
+			message: 'Send the event as JSON (Content-Type: application/json)',
+		});
+	});
+
+	it('refuses raw bytes over the limit with 413 when no Content-Length was declared, and takes exactly the limit', () => {
+		const event = JSON.stringify({ event_type: 'call.ended', padding: '' });
+		const atLimit = JSON.stringify({ event_type: 'call.ended', padding: 'x'.repeat(MAX_BODY_BYTES - event.length) });
+		expect(atLimit).toHaveLength(MAX_BODY_BYTES);
+		expect(parseDelivery({ headers: json, body: JSON.parse(atLimit), rawBody: raw(atLimit) })).toMatchObject({ ok: true });
+		expect(parseDelivery({ headers: json, body: JSON.parse(atLimit), rawBody: raw(`${atLimit} `) })).toMatchObject({ ok: false, statusCode: 413 });
+	});
+
+	it.each([
+		['an object', { event_type: 'call.ended' }],
+		['an array', [{ event_type: 'call.ended' }]],
+	])('takes the body n8n parsed (%s) without reading the raw bytes again', (_label, body) => {
+		expect(parseDelivery({ headers: json, body, rawBody: unread(40) })).toEqual({ ok: true, entries: [{ event_type: 'call.ended' }] });
+	});
+
+	it('parses the raw bytes when n8n left an empty body, and refuses malformed JSON with 400', () => {
+		expect(parseDelivery({ headers: json, body: {}, rawBody: raw('{"event_type":"call.ended"}') })).toEqual({ ok: true, entries: [{ event_type: 'call.ended' }] });
+		expect(parseDelivery({ headers: json, body: {}, rawBody: raw('{"event_type":') })).toEqual({
+			ok: false,
+			statusCode: 400,
+			message: 'The body must be a JSON object or an array of objects',
+		});
+	});
+
+	it('takes an empty delivery (no bytes) as one event without fields, typed later by the module\'s event header', () => {
+		expect(parseDelivery({ headers: json, body: {}, rawBody: raw('') })).toEqual({ ok: true, entries: [{}] });
+	});
+
+	it.each([
+		['null', null],
+		['a number', 5],
+		['an array with one non-object', [{ event_type: 'call.ended' }, 5]],
+	])('refuses a body that is %s with 400', (_label, body) => {
+		expect(parseDelivery({ headers: json, body, rawBody: raw(JSON.stringify(body)) })).toMatchObject({ ok: false, statusCode: 400 });
 	});
 });

@@ -171,7 +171,9 @@ describe('an execution n8n cancels while it records the event (n8n 1.x at shutdo
 			trigger.executionCancel.abort();
 			return output;
 		});
-		await expect(first.run()).rejects.toThrow('n8n cancelled this execution before it answered the delivery');
+		const cancelledRun = first.run();
+		await expect(cancelledRun).rejects.toThrow('n8n cancelled this execution before it answered the delivery');
+		await expect(cancelledRun).rejects.toMatchObject({ description: 'The event was not recorded as received: the service sends it again.' });
 		cancelled.mockRestore();
 		expect(first.response.statusCode).toBe(500);
 

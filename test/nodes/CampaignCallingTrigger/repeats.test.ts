@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { MAX_CACHED_KEYS, REMEMBERED_KEYS, cacheRecordedKeys, cachedKeyCount, isRecordedRepeat, readRepeatKeyPath, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
+import { MAX_CACHED_KEYS, REMEMBERED_KEYS, cacheRecordedKeys, cachedKeyCount, checkAndRecordKeys, isRecordedRepeat, readRepeatKeyPath, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
 import { TriggerHarness, WEBHOOK_BASE_URL, moduleSecret, type DeliveryOutcome } from '../../helpers/triggerContext.ts';
@@ -59,7 +59,8 @@ describe('Ignore Repeats', () => {
 		expect(started(await send(body))).toEqual([body]);
 		const again = await send(body);
 		expect(started(again)).toEqual([body]);
-		expect(answer(again)).toEqual({ status: 'ok', received: 1, accepted: 1 });
+		// No repeats field at all, not one left undefined: the answer says nothing of repeats.
+		expect(Object.keys(answer(again) as IDataObject)).toEqual(['status', 'received', 'accepted']);
 		expect(recorded(trigger)).toBeUndefined();
 	});
 
@@ -263,7 +264,9 @@ describe('Ignore Repeats', () => {
 
 	it('refuses a Repeat Key that is not a dot path when the workflow is activated', async () => {
 		const trigger = new TriggerHarness({ events: ['call.ended'], options: { ignoreRepeats: true, repeatKey: 'data..call_id' } }, credentials());
-		await expect(trigger.activate()).rejects.toThrow('Options → Repeat Key is not a dot path: "data..call_id"');
+		const refused = trigger.activate();
+		await expect(refused).rejects.toThrow('Options → Repeat Key is not a dot path: "data..call_id"');
+		await expect(refused).rejects.toMatchObject({ description: expect.stringContaining('for example data.call_id or event_id') });
 		const unused = new TriggerHarness({ events: ['call.ended'], options: { ignoreRepeats: false, repeatKey: 'data..call_id' } }, credentials());
 		await expect(unused.activate()).resolves.toBeUndefined();
 	});
@@ -276,6 +279,14 @@ describe('the keys a process caches', () => {
 		expect(cachedKeyCount()).toBe(MAX_CACHED_KEYS);
 		expect(isRecordedRepeat('deleted-workflow:node', 'gone')).toBe(false);
 		expect(isRecordedRepeat('busy-workflow:node', `key-${MAX_CACHED_KEYS - 1}`)).toBe(true);
+	});
+
+	it('lose the least recently recorded first: a key recorded again is kept over older ones', () => {
+		cacheRecordedKeys('lru:node', ['first']);
+		for (let index = 1; index < MAX_CACHED_KEYS; index++) cacheRecordedKeys('lru:node', [`k-${index}`]);
+		cacheRecordedKeys('lru:node', ['first']);
+		cacheRecordedKeys('lru:node', ['one-more']);
+		expect([isRecordedRepeat('lru:node', 'first'), isRecordedRepeat('lru:node', 'k-1'), isRecordedRepeat('lru:node', 'one-more')]).toEqual([true, false, true]);
 	});
 
 	it('cost each delivery work in proportion to its own keys, not to the keys remembered', () => {
@@ -294,6 +305,58 @@ describe('the keys a process caches', () => {
 	});
 });
 
+describe('one trigger\'s updates of n8n\'s store', () => {
+	const settle = async () => await new Promise((resolve) => setImmediate(resolve));
+
+	it('run one at a time, also one that arrives while the second of two runs', async () => {
+		let running = 0;
+		let mostAtOnce = 0;
+		const release: Array<() => void> = [];
+		const store: KeyStore = {
+			record: async (hashes) => {
+				running++;
+				mostAtOnce = Math.max(mostAtOnce, running);
+				await new Promise<void>((resolve) => release.push(resolve));
+				running--;
+				return { new: hashes };
+			},
+			remove: async () => {},
+		};
+		const update = async (key: string) => await checkAndRecordKeys(store, 'one-at-a-time:node', [key], () => false);
+		const first = update('a');
+		const second = update('b');
+		await settle();
+		release.shift()!();
+		await first;
+		await settle();
+		const third = update('c');
+		await settle();
+		release.shift()!();
+		await second;
+		await settle();
+		release.shift()!();
+		await expect(third).resolves.toEqual([false]);
+		expect(mostAtOnce).toBe(1);
+	});
+
+	it('record again once when n8n\'s store refuses the first insert of the row another worker inserted, and only then', async () => {
+		const calls: string[][] = [];
+		const refusing = (message: string): KeyStore => ({
+			record: async (hashes) => {
+				calls.push(hashes);
+				if (calls.length === 1) throw new Error(message);
+				return { new: hashes };
+			},
+			remove: async () => {},
+		});
+		await expect(checkAndRecordKeys(refusing('duplicate key value violates unique constraint "PK_ca04b9d8dc72de268fe07a65773"'), 'insert:node', ['k'], () => false)).resolves.toEqual([false]);
+		expect(calls).toEqual([['k'], ['k']]);
+		calls.length = 0;
+		await expect(checkAndRecordKeys(refusing('Connection terminated unexpectedly'), 'insert:node', ['k'], () => false)).rejects.toThrow('Connection terminated');
+		expect(calls).toEqual([['k']]);
+	});
+});
+
 describe('repeat keys', () => {
 	it('reads a dot path, empty meaning the whole event', () => {
 		expect(readRepeatKeyPath(undefined)).toEqual([]);
@@ -301,6 +364,25 @@ describe('repeat keys', () => {
 		expect(readRepeatKeyPath('data.call_id')).toEqual(['data', 'call_id']);
 		expect(() => readRepeatKeyPath('.data')).toThrow(/not a dot path/);
 		expect(() => readRepeatKeyPath(5)).toThrow(/must be text/);
+	});
+
+	it('takes no Repeat Key (null included) as the whole event, and trims each segment', () => {
+		expect(readRepeatKeyPath(null)).toEqual([]);
+		expect(readRepeatKeyPath(' data . call_id ')).toEqual(['data', 'call_id']);
+		expect(() => readRepeatKeyPath('data. .call_id')).toThrow(/not a dot path/);
+	});
+
+	it('hashes the same event to the same key in every release: SHA-256 of the event type and the event as sorted JSON', () => {
+		// Keys recorded in n8n's store before an upgrade must still match after it. Computed independently:
+		// base64url(sha256('call.ended\n{"data":{"call_id":"c-1","scores":[1,23],"tags":["a","b"]},"event_type":"call.ended"}'))[0..16]
+		const event = { event_type: 'call.ended', data: { tags: ['a', 'b'], scores: [1, 23], call_id: 'c-1' } };
+		expect(repeatKeyHash(event, [], 'call.ended')).toBe('7aHYcMz-uEdAjU34');
+		expect(repeatKeyHash({ ...event, note: undefined }, [], 'call.ended')).toBe('7aHYcMz-uEdAjU34');
+	});
+
+	it('finds no key through a value that is not an object: a text\'s length or a null field', () => {
+		expect(repeatKeyHash({ data: 'abc' }, ['data', 'length'], 'call.ended')).toBeUndefined();
+		expect(repeatKeyHash({ data: null }, ['data', 'call_id'], 'call.ended')).toBeUndefined();
 	});
 
 	it('hashes to 16 URL-safe characters, the event type included', () => {

@@ -1,0 +1,92 @@
+/**
+ * What the trigger keeps of the modules it registered (registrations.ts): the records in static data,
+ * read defensively (static data is the user's workflow, edited, imported or damaged), the secret
+ * check against them, and when static data is written.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	hasSettings,
+	isKnownSecret,
+	newSecret,
+	readModuleRecords,
+	rememberRegistration,
+	restoreModuleRecords,
+	secretVerifier,
+	triggerKey,
+	type ModuleRecord,
+} from '../../../nodes/CampaignCallingTrigger/registrations';
+
+const URL = 'https://n8n.example.test/webhook/abc/campaign-calling';
+const record = (secret: string, timeout = 30, retryLimit = 3): ModuleRecord => ({ verifier: secretVerifier(secret), timeout, retryLimit });
+
+describe('a module\'s settings', () => {
+	it('match only when both Timeout and Retry Limit are the same', () => {
+		const registered = record('s', 30, 3);
+		expect(hasSettings(registered, { timeout: 30, retryLimit: 3 })).toBe(true);
+		expect(hasSettings(registered, { timeout: 90, retryLimit: 3 })).toBe(false);
+		expect(hasSettings(registered, { timeout: 30, retryLimit: 5 })).toBe(false);
+		expect(hasSettings(undefined, { timeout: 30, retryLimit: 3 })).toBe(false);
+	});
+});
+
+describe('module records read from static data', () => {
+	it('keep well-formed records and drop every other value, so a damaged workflow cannot make a secret pass', () => {
+		const good = record('good');
+		const staticData: IDataObject = {
+			modules: {
+				[URL]: {
+					'call.ended': good as unknown as IDataObject,
+					'call.started': { verifier: 42, timeout: 30, retryLimit: 3 },
+					'campaign.paused': { verifier: '', timeout: 30, retryLimit: 3 },
+					'campaign.completed': { verifier: 'v', timeout: '30', retryLimit: 3 },
+					'contact.updated': { verifier: 'v', timeout: 30 },
+					'call.failed': 'not a record',
+				},
+				'https://other.example.test/': 'not a map of events',
+			},
+		};
+		expect(readModuleRecords(staticData)).toEqual({ [URL]: { 'call.ended': good } });
+	});
+
+	it('are none when static data holds nothing of the trigger', () => {
+		expect(readModuleRecords({})).toEqual({});
+		expect(readModuleRecords({ modules: 'damaged' })).toEqual({});
+	});
+});
+
+describe('a presented secret', () => {
+	it('is known when it matches any record, also beside a damaged verifier of another length', () => {
+		const secret = newSecret();
+		const records = { [URL]: { 'call.started': { verifier: 'short', timeout: 30, retryLimit: 3 }, 'call.ended': record(secret) } };
+		expect(isKnownSecret(records, secret)).toBe(true);
+		expect(isKnownSecret(records, newSecret())).toBe(false);
+	});
+});
+
+describe('static data', () => {
+	it('is written only when this process registered a module that static data lacks', () => {
+		const trigger = triggerKey('workflow-static', 'node-1');
+		const modules = { [URL]: { 'call.ended': record('stored') } };
+		const staticData: IDataObject = { modules: structuredClone(modules) as unknown as IDataObject };
+		const stored = staticData.modules;
+
+		restoreModuleRecords(staticData, trigger);
+		expect(staticData.modules).toBe(stored);
+
+		rememberRegistration(trigger, URL, 'call.ended', record('stored'));
+		restoreModuleRecords(staticData, trigger);
+		expect(staticData.modules).toBe(stored);
+
+		rememberRegistration(trigger, URL, 'call.ended', record('newer'));
+		expect(restoreModuleRecords(staticData, trigger)).toEqual({ [URL]: { 'call.ended': record('newer') } });
+		expect(staticData.modules).toEqual({ [URL]: { 'call.ended': record('newer') } });
+	});
+});
+
+describe('a trigger\'s key', () => {
+	it('is its workflow id and node id, the id empty for a workflow not saved yet', () => {
+		expect(triggerKey('wf-1', 'node-1')).toBe('wf-1:node-1');
+		expect(triggerKey(undefined, 'node-1')).toBe(':node-1');
+	});
+});
