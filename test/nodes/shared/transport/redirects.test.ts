@@ -49,13 +49,16 @@ describe('transport: a redirect is not followed', () => {
 		expect(JSON.stringify(error)).not.toContain(key);
 	});
 
-	it('names the Base URL\'s own origin for a relative Location, and "no address" for none', async () => {
+	it('names the Base URL\'s own origin for a relative Location, "no address" for none, and says so of one that is no address', async () => {
 		redirecting.location = (path) => `/moved${path}`;
 		const relative = await runActionNodeExpectingError({ credentials: { baseUrl: redirecting.url, apiKey: key }, parameters: getCampaign({ requestOptions: NO_RETRIES }) });
 		expect(relative.message).toBe(`Get Campaign failed: the service answered HTTP 302 Found, a redirect to ${redirecting.url}, which the node does not follow`);
 		redirecting.location = () => '';
 		const none = await runActionNodeExpectingError({ credentials: { baseUrl: redirecting.url, apiKey: key }, parameters: getCampaign({ requestOptions: NO_RETRIES }) });
 		expect(none.message).toBe('Get Campaign failed: the service answered HTTP 302 Found, a redirect to no address, which the node does not follow');
-		expect(redirecting.requests).toHaveLength(2);
+		redirecting.location = () => 'http://[not an address';
+		const invalid = await runActionNodeExpectingError({ credentials: { baseUrl: redirecting.url, apiKey: key }, parameters: getCampaign({ requestOptions: NO_RETRIES }) });
+		expect(invalid.message).toBe('Get Campaign failed: the service answered HTTP 302 Found, a redirect to an address that is not valid, which the node does not follow');
+		expect(redirecting.requests).toHaveLength(3);
 	});
 });

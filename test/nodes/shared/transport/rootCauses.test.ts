@@ -330,3 +330,27 @@ describe('transport: each TLS failure in words (noAnswerCause)', () => {
 		expect(cause.hint).toContain('NODE_EXTRA_CA_CERTS');
 	});
 });
+
+describe('transport: causes named from their facts alone (noAnswerCause)', () => {
+	const target = { baseUrl: 'http://[fd00::5]:8080', isWrite: false, timeoutMs: 60_000, checkBeforeRepeating: 'unused for a read' };
+
+	it('a failure with neither a code nor a text: says no reason was given', () => {
+		expect(noAnswerCause({}, target).hint).toBe(
+			"n8n's HTTP client reported: no reason given. Check the Base URL in the Campaign Calling credential and that the service is reachable from n8n.",
+		);
+	});
+
+	it('an IPv6 Base URL blocked by n8n\'s SSRF protection: the setting to allow it, with a /128 range', () => {
+		const cause = noAnswerCause({ ssrfBlocked: { ip: 'fd00::5' } }, target);
+		expect(cause.reason).toBe("n8n's SSRF protection blocked the request to http://[fd00::5]:8080 (it resolves to fd00::5, an address in n8n's blocked ranges)");
+		expect(cause.hint).toContain('N8N_SSRF_ALLOWED_IP_RANGES (for example fd00::5/128)');
+	});
+
+	it('a header other than the API key\'s that HTTP does not allow: named, with what n8n said', () => {
+		const cause = noAnswerCause({ code: 'ERR_INVALID_CHAR', notSent: { header: 'X-Trace', detail: 'Invalid character in header content ["X-Trace"]' } }, target);
+		expect(cause).toEqual({
+			reason: "the request's X-Trace header holds a value HTTP does not allow, so n8n could not send the request",
+			hint: 'Nothing was sent to the service. n8n\'s HTTP client reported: Invalid character in header content ["X-Trace"] (ERR_INVALID_CHAR).',
+		});
+	});
+});
