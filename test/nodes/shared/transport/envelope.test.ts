@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 
+import { interpretAnswer } from '../../../../nodes/shared/transport/envelope';
 import { redactSecret } from '../../../../nodes/shared/transport/failures';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import type { FaultSpec } from '../../../simulator/server.ts';
@@ -266,5 +267,40 @@ describe('transport: a Get\'s answer is one record, a listing a list of records'
 			runActionNode({ credentials: credentialsAt(baseUrl), parameters: getCampaign({ requestOptions: NO_RETRIES }), onError: 'continueErrorOutput' }),
 		);
 		expect(output).toEqual([{ json: { error: 'Get Campaign failed: the service answered without a campaign record (data was a list of 2)' }, pairedItem: { item: 0 } }]);
+	});
+});
+
+describe('interpretAnswer on its own (what n8n\'s helper hands back)', () => {
+	const failures = {
+		httpStatus: (statusCode: number) => new Error(`httpStatus ${statusCode}`),
+		redirect: (statusCode: number) => new Error(`redirect ${statusCode}`),
+		envelope: (envelope: { message: string }) => new Error(`envelope "${envelope.message}"`),
+		api: (reason: string) => new Error(`api ${reason}`),
+	};
+	const answer = (body: unknown, statusCode = 200) => ({ statusCode, headers: {}, body });
+	const contacts = { data: 'list' as const, names: 'contacts' };
+
+	it('takes no body, null, an empty text and blanks alike as an empty answer', () => {
+		for (const body of [undefined, null, '', '  \n ']) {
+			expect(interpretAnswer(answer(body), 'passThrough', failures)).toEqual({});
+			expect(() => interpretAnswer(answer(body), 'envelope', failures)).toThrow('api the service answered with an empty body');
+		}
+	});
+
+	it('fails a 1xx answer as an HTTP status, as any answer outside 2xx', () => {
+		expect(() => interpretAnswer(answer('', 101), 'passThrough', failures)).toThrow('httpStatus 101');
+	});
+
+	it('refuses a record answer that is not a JSON object', () => {
+		expect(() => interpretAnswer(answer('[1]'), 'record', failures)).toThrow('api the answer is not a JSON object');
+	});
+
+	it('reads a list envelope without data as an empty list, and a list of objects as it is', () => {
+		expect(interpretAnswer(answer('{"status":"success"}'), contacts, failures)).toEqual([]);
+		expect(interpretAnswer(answer('{"status":"success","data":[{"id":1},{"id":2}]}'), contacts, failures)).toEqual([{ id: 1 }, { id: 2 }]);
+	});
+
+	it('passes on an error envelope whose message is not text with no message', () => {
+		expect(() => interpretAnswer(answer('{"status":"error","message":5}'), 'envelope', failures)).toThrow('envelope ""');
 	});
 });

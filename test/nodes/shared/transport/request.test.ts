@@ -78,3 +78,9 @@ describe('transport helpers', () => {
 		},
 	);
 });
+
+describe('normaliseBaseUrl', () => {
+	it('names a Base URL that is not text as an empty one', () => {
+		expect(() => normaliseBaseUrl(undefined)).toThrow('The credential\'s Base URL "" is not a web address.');
+	});
+});

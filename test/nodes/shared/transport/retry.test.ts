@@ -2,6 +2,7 @@ import {
 	DEFAULT_RETRY_POLICY,
 	isRetryable,
 	networkErrorCode,
+	networkFailureFacts,
 	retryDelayMs,
 } from '../../../../nodes/shared/transport/retry';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
@@ -157,5 +158,47 @@ describe('transport helpers', () => {
 		expect(networkErrorCode({ message: 'wrapped', messages: ['connect EHOSTUNREACH 10.0.0.9:443'] })).toBe('EHOSTUNREACH');
 		// A write whose failure only says ERROR is not repeated as if it provably never left.
 		expect(isRetryable(undefined, new Error('ERROR ECONNREFUSEDX'), false)).toBe(false);
+	});
+});
+
+describe('networkFailureFacts: what an error chain says of a network failure', () => {
+	it('keeps the first address, host name and port of the chain, and reads no further than six links', () => {
+		const chain = { message: 'outer', address: '10.0.0.1', port: 3128, cause: { message: '', address: '10.0.0.2', hostname: 'proxy.internal', port: 80 } };
+		expect(networkFailureFacts(chain)).toMatchObject({ address: '10.0.0.1', port: 3128, hostname: 'proxy.internal', detail: 'outer' });
+		const deep = { message: 'level 1', cause: { cause: { cause: { cause: { cause: { cause: { address: '10.9.9.9', message: 'level 7' } } } } } } };
+		expect(networkFailureFacts(deep)).toMatchObject({ address: undefined, detail: 'level 1' });
+	});
+
+	it('takes no empty or non-text value as an address, and stops at a null cause', () => {
+		expect(networkFailureFacts({ address: '', cause: { address: 42, cause: { address: '10.0.0.3', cause: null } } }).address).toBe('10.0.0.3');
+	});
+
+	it('keeps an address it was given over one in a "connect E…" text, and reads the text when it has none', () => {
+		expect(networkFailureFacts({ address: '10.0.0.1', port: 3128, message: 'connect ECONNREFUSED 10.0.0.2:80' })).toMatchObject({ address: '10.0.0.1', port: 3128 });
+		expect(networkFailureFacts({ message: 'connect ECONNREFUSED 10.0.0.2:80' })).toMatchObject({ address: '10.0.0.2', port: 80 });
+	});
+
+	it('reads n8n 2.x\'s SSRF errors, with the address and host name, and n8n\'s message only at its start', () => {
+		expect(networkFailureFacts({ name: 'SsrfBlockedIpError', ip: '10.0.0.1', hostname: 'internal.example', message: 'blocked' }).ssrfBlocked).toEqual({ ip: '10.0.0.1', hostname: 'internal.example' });
+		expect(networkFailureFacts({ message: 'The request was blocked because the address is private' }).ssrfBlocked).toEqual({});
+		expect(networkFailureFacts({ message: 'Upstream: The request was blocked because of a rule' }).ssrfBlocked).toBeUndefined();
+	});
+
+	it('names the header Node refused to send, in each of its wordings', () => {
+		const refused = (message: string) => networkFailureFacts(Object.assign(new TypeError(message), { code: 'ERR_INVALID_CHAR' })).notSent;
+		expect(refused('Invalid character in header content ["X-Trace"]')).toEqual({ detail: 'Invalid character in header content ["X-Trace"]', header: 'X-Trace' });
+		expect(refused('Invalid value "a\nb" for header "X-Trace"')?.header).toBe('X-Trace');
+		expect(refused('Header name must be a valid HTTP token ["X Trace"]')?.header).toBe('X Trace');
+	});
+
+	it('takes a RangeError without a code as a request n8n refused to build, with no reason given when it says none', () => {
+		expect(networkFailureFacts(new RangeError('')).notSent).toEqual({ detail: 'no reason given', header: undefined });
+		expect(networkFailureFacts('a thrown text').notSent).toBeUndefined();
+	});
+});
+
+describe('retryDelayMs', () => {
+	it('takes a Retry-After of 0 as "now"', () => {
+		expect(retryDelayMs({ statusCode: 429, headers: { 'retry-after': '0' }, body: '' }, 2, DEFAULT_RETRY_POLICY)).toBe(0);
 	});
 });

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { INode } from 'n8n-workflow';
 
 import { ServiceFailureFactory } from '../../../../nodes/shared/transport/failures';
-import { noAnswerCause } from '../../../../nodes/shared/transport/rootCauses';
+import { noAnswerCause, truncate } from '../../../../nodes/shared/transport/rootCauses';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import { DEMO, NO_RETRIES, closedPort, sendJson, useSimulator } from '../../../helpers/kit.ts';
 import { addContact, createIntegration, getCampaign, getContact } from '../../../helpers/actionParameters.ts';
@@ -352,5 +352,53 @@ describe('transport: causes named from their facts alone (noAnswerCause)', () =>
 			reason: "the request's X-Trace header holds a value HTTP does not allow, so n8n could not send the request",
 			hint: 'Nothing was sent to the service. n8n\'s HTTP client reported: Invalid character in header content ["X-Trace"] (ERR_INVALID_CHAR).',
 		});
+	});
+});
+
+describe('transport: the Base URL or n8n\'s proxy, told from a refused connection or a failed lookup (noAnswerCause)', () => {
+	const at = (baseUrl: string) => ({ baseUrl, isWrite: false, timeoutMs: 60_000, checkBeforeRepeating: 'unused for a read' });
+	const proxy = (reason: string) => reason.startsWith('the proxy n8n is set to use');
+
+	it.each<[string, string, { address?: string; port?: number }, boolean]>([
+		['an https:// host name, refused on 443', 'https://api.example.com', { address: '93.184.216.34', port: 443 }, false],
+		['an http:// host name, refused on 80', 'http://api.example.com', { address: '93.184.216.34', port: 80 }, false],
+		['a host name ending in a digit, refused on its port', 'http://db1:8080', { address: '10.0.0.6', port: 8080 }, false],
+		['a host name starting with digits, refused on its port', 'http://10x.example:8080', { address: '10.0.0.6', port: 8080 }, false],
+		['an IPv4 Base URL, refused at another address on its port', 'http://10.0.0.5:8080', { address: '10.0.0.6', port: 8080 }, true],
+		['an IPv4 Base URL, refused at its own address', 'http://10.0.0.5:8080', { address: '10.0.0.5', port: 8080 }, false],
+		['an IPv6 Base URL, refused at its own address', 'http://[fd00::5]:8080', { address: 'fd00::5', port: 8080 }, false],
+		['a refusal on another port', 'https://api.example.com', { address: '10.0.0.1', port: 3128 }, true],
+		['a refusal naming its port only', 'http://api.example.com:8080', { port: 8080 }, false],
+	])('%s: the proxy is %s', (_label, baseUrl, where, isProxy) => {
+		expect(proxy(noAnswerCause({ code: 'ECONNREFUSED', ...where }, at(baseUrl)).reason)).toBe(isProxy);
+	});
+
+	it('names the Base URL\'s origin when the refusal gives no port', () => {
+		expect(noAnswerCause({ code: 'ECONNREFUSED', address: '10.0.0.5' }, at('http://10.0.0.5:8080')).reason).toBe('the connection to http://10.0.0.5:8080 was refused: nothing listens there');
+	});
+
+	it('a lookup that failed for another host than the Base URL\'s is the proxy\'s; the same host in other letters is not', () => {
+		expect(noAnswerCause({ code: 'ENOTFOUND', hostname: 'proxy.internal' }, at('https://api.example.com')).hint).toBe(
+			"Nothing was sent to the service. That is not the Base URL's host but the proxy n8n is set to use: check n8n's HTTP_PROXY / HTTPS_PROXY setting (ENOTFOUND).",
+		);
+		expect(noAnswerCause({ code: 'ENOTFOUND', hostname: 'API.Example.com' }, at('https://api.example.com')).hint).toMatch(/^Nothing was sent to the service\. Check the spelling/);
+	});
+
+	it('an SSRF block names the host n8n blocked, and a host name ending in a digit is allowed by name', () => {
+		const cause = noAnswerCause({ ssrfBlocked: { hostname: 'internal.example' } }, at('http://db1:8080'));
+		expect(cause.reason).toBe("n8n's SSRF protection blocked the request to http://db1:8080 (the host name internal.example is on n8n's list of blocked host names)");
+		expect(cause.hint).toContain('N8N_SSRF_ALLOWED_HOSTNAMES (for example db1)');
+	});
+
+	it('a Base URL that is no web address: its host and origin are named as such', () => {
+		expect(noAnswerCause({ code: 'ENOTFOUND' }, at('not a url')).reason).toBe("the host name the service's host was not found: the DNS has no address for it");
+		expect(noAnswerCause({ code: 'ECONNREFUSED', port: 1 }, at('not a url')).reason).toBe('the connection to the configured Base URL was refused: nothing listens there');
+	});
+});
+
+describe('truncate', () => {
+	it('cuts a text longer than the limit and marks the cut; a text of the limit stays whole', () => {
+		expect(truncate('abcdef', 3)).toBe('abc…');
+		expect(truncate('abc', 3)).toBe('abc');
 	});
 });
