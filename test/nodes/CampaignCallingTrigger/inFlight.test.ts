@@ -149,6 +149,17 @@ describe('a retry while the first delivery\'s execution waits in n8n\'s queue', 
 		expect(mixed.response.body).toEqual({ status: 'ok', received: 2, accepted: 1, repeats: 1 });
 	});
 
+	it('a retry of the key in flight, after such a mixed delivery, waits for the first delivery\'s execution, not the mixed one\'s', async () => {
+		const { take } = await activeTrigger();
+		const first = await take(ended('c-13'));
+		const mixed = await take([ended('c-13'), ended('c-14')]);
+		const retry = take(ended('c-13'));
+		await first.run();
+		const answered = await retry;
+		expect([answered.executed, answered.response.statusCode]).toEqual([false, 200]);
+		await mixed.run();
+	});
+
 	it('leaves nothing in flight once the executions answered', async () => {
 		const before = inFlightCount();
 		const { take } = await activeTrigger();

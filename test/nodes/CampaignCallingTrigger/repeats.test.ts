@@ -262,6 +262,11 @@ describe('Ignore Repeats', () => {
 		expect(started(await two.send(body))).toHaveLength(1);
 	});
 
+	it('refuses a Repeat Key that is not a dot path at activation, Ignore Repeats left at its default', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: { repeatKey: 'data..call_id' } }, credentials());
+		await expect(trigger.activate()).rejects.toThrow('Options → Repeat Key is not a dot path: "data..call_id"');
+	});
+
 	it('refuses a Repeat Key that is not a dot path when the workflow is activated', async () => {
 		const trigger = new TriggerHarness({ events: ['call.ended'], options: { ignoreRepeats: true, repeatKey: 'data..call_id' } }, credentials());
 		const refused = trigger.activate();
@@ -337,6 +342,33 @@ describe('one trigger\'s updates of n8n\'s store', () => {
 		release.shift()!();
 		await expect(third).resolves.toEqual([false]);
 		expect(mostAtOnce).toBe(1);
+	});
+
+	it('record nothing for an execution n8n cancelled while it waited for the trigger\'s earlier update', async () => {
+		const recorded: string[][] = [];
+		let releaseFirst = () => {};
+		const store: KeyStore = {
+			record: async (hashes) => {
+				recorded.push(hashes);
+				if (recorded.length === 1) await new Promise<void>((resolve) => (releaseFirst = resolve));
+				return { new: hashes };
+			},
+			remove: async () => {},
+		};
+		let cancelled = false;
+		const first = checkAndRecordKeys(store, 'cancelled-waiting:node', ['a'], () => false);
+		const second = checkAndRecordKeys(store, 'cancelled-waiting:node', ['b'], () => cancelled);
+		await settle();
+		cancelled = true;
+		releaseFirst();
+		await expect(first).resolves.toEqual([false]);
+		await expect(second).resolves.toBeUndefined();
+		expect(recorded).toEqual([['a']]);
+	});
+
+	it('pass on whatever n8n\'s store threw, even no error at all', async () => {
+		const store: KeyStore = { record: async () => await Promise.reject(undefined), remove: async () => {} };
+		await expect(checkAndRecordKeys(store, 'throws-nothing:node', ['k'], () => false)).rejects.toBeUndefined();
 	});
 
 	it('record again once when n8n\'s store refuses the first insert of the row another worker inserted, and only then', async () => {
