@@ -1,40 +1,110 @@
 // @ts-check
+import { readFileSync } from 'node:fs';
+
 /**
  * Mutation testing (`npm run test:mutation`, opt-in, not part of `npm test`): StrykerJS changes the code
  * of nodes/ and credentials/ one small bug at a time and runs the unit tests that cover it; a mutant no
  * test fails on is a "survivor". CONTRIBUTING.md ("Mutation testing") has the score and how to read it.
- * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ *
+ * One run per part (MUTATION_PART, see PARTS; scripts/mutation.ts runs them all): each mutant run loads
+ * every test file Jest is given, so a part's run is given the tests that mirror it, not all 31 files. That
+ * cut a mutant's run from about 20 s to a few seconds here. A test elsewhere that would kill a mutant is
+ * not counted: the score is a lower bound.
+ * @type {Record<string, { mutate: string[], tests: string[] }>}
  */
+export const PARTS = {
+	trigger: {
+		mutate: ['nodes/CampaignCallingTrigger/**/*.ts'],
+		tests: ['test/nodes/CampaignCallingTrigger'],
+	},
+	transport: {
+		mutate: ['nodes/shared/transport/**/*.ts'],
+		tests: ['test/nodes/shared/transport', 'test/credentials'],
+	},
+	// service.ts and moduleSettings.ts are reached through both nodes' operations.
+	shared: {
+		mutate: ['nodes/shared/*.ts'],
+		tests: ['test/nodes'],
+	},
+	actions: {
+		mutate: ['nodes/CampaignCalling/**/*.ts'],
+		tests: ['test/nodes/CampaignCalling'],
+	},
+	credentials: {
+		mutate: ['credentials/**/*.ts'],
+		tests: ['test/credentials'],
+	},
+};
+
+const partName = process.env.MUTATION_PART ?? '';
+const part = PARTS[partName];
+if (part === undefined) {
+	throw new Error(
+		`Set MUTATION_PART to one of ${Object.keys(PARTS).join(', ')} (npm run test:mutation runs them all).`,
+	);
+}
+
+/**
+ * MUTATION_RECHECK=1: the lines of the part's survivors (and mutants no test covered) in its last report,
+ * tested again against all of the part's tests. perTest coverage ties code that runs when a module loads
+ * (a constant, a table) to whichever test loaded it, often one that reloads the node to play a restarted
+ * n8n, so the tests that read it are not run: a false survivor. The recheck runs every test instead.
+ */
+const recheck = process.env.MUTATION_RECHECK === '1';
+const report = `reports/mutation/${partName}${recheck ? '.recheck' : ''}`;
+
+/** `file:line-line` of each surviving or uncovered mutant in the part's last report. */
+function undetectedLines() {
+	/** @type {{ files: Record<string, { mutants: Array<{ status: string, location: { start: { line: number }, end: { line: number } } }> }> }} */
+	const last = JSON.parse(readFileSync(`reports/mutation/${partName}.json`, 'utf8'));
+	const lines = new Set();
+	for (const [file, { mutants }] of Object.entries(last.files)) {
+		for (const { status, location } of mutants) {
+			if (status === 'Survived' || status === 'NoCoverage') lines.add(`${file}:${location.start.line}-${location.end.line}`);
+		}
+	}
+	if (lines.size === 0) throw new Error(`reports/mutation/${partName}.json has no survivor to check again.`);
+	return [...lines];
+}
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
 	// The node classes are their description (data n8n reads, checked by the lint, the scanner and the
 	// real-n8n suite) and one-line calls into the functions mutated in the other files. Mutants of the
 	// description are built with every node instance, so each would run every test of its node.
-	mutate: ['nodes/**/*.ts', 'credentials/**/*.ts', '!nodes/**/*.node.ts'],
+	mutate: recheck ? undetectedLines() : [...part.mutate, '!nodes/**/*.node.ts'],
 	testRunner: 'jest',
 	jest: {
 		projectType: 'custom',
 		configFile: 'jest.config.js',
-		// Coverage is Stryker's own (perTest); Jest's istanbul pass would only slow each run.
-		config: { collectCoverage: false },
+		config: {
+			// Coverage is Stryker's own (perTest); Jest's istanbul pass would only slow each run.
+			collectCoverage: false,
+			testMatch: part.tests.map((folder) => `<rootDir>/${folder}/**/*.test.ts`),
+		},
 		// Jest's --findRelatedTests misses tests that reach the code through helpers imported as `*.ts`;
-		// the first run takes every test, and perTest coverage then picks each mutant's tests.
+		// the first run takes the part's tests, and perTest coverage then picks each mutant's tests.
 		enableFindRelatedTests: false,
 	},
-	coverageAnalysis: 'perTest',
-	// A static mutant (code that runs when a module loads: node descriptions, constant tables) is covered
-	// by no single test, so each would run the whole suite: about 1,000 of them, many hours here.
-	ignoreStatic: true,
+	coverageAnalysis: recheck ? 'all' : 'perTest',
+	// A static mutant (code that runs when a module loads: constant tables, property lists) is covered
+	// by no single test, so each would run all of the part's tests; they are left out, not counted. The
+	// recheck runs all tests for every mutant anyway (Stryker refuses ignoreStatic there).
+	ignoreStatic: !recheck,
 	checkers: ['typescript'],
 	tsconfigFile: 'tsconfig.json',
+	// A mutant that outlives its tests' time by this much counts as detected (a held retry that never
+	// ends). Stryker's 5 s default gave false timeouts on this 2-core machine under load.
+	timeoutMS: 10_000,
 	// Re-runs only mutants whose code or covering tests changed since the last run.
-	incremental: true,
-	incrementalFile: 'reports/stryker-incremental.json',
+	incremental: !recheck,
+	incrementalFile: `reports/mutation/${partName}.incremental.json`,
 	reporters: ['clear-text', 'html', 'json', 'progress'],
-	htmlReporter: { fileName: 'reports/mutation/mutation.html' },
-	jsonReporter: { fileName: 'reports/mutation/mutation.json' },
-	// The machine it was measured on has 2 cores; pass `--concurrency N` for more.
-	concurrency: 1,
-	tempDirName: '.stryker-tmp',
+	htmlReporter: { fileName: `${report}.html` },
+	jsonReporter: { fileName: `${report}.json` },
+	// Half are TypeScript checkers, half test runners: 4 keeps 2 test runners busy on 2 cores.
+	concurrency: 4,
+	tempDirName: `.stryker-tmp/${partName}${recheck ? '-recheck' : ''}`,
 	cleanTempDir: 'always',
-	ignorePatterns: ['dist', 'coverage', 'reports', 'test/e2e/.work', 'bench/.work', '.tmp'],
+	ignorePatterns: ['dist', 'coverage', 'reports', 'test/e2e/.work', 'bench/.work', '.tmp', '.stryker-tmp'],
 };
