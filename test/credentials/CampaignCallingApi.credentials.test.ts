@@ -79,12 +79,13 @@ describe('Campaign Calling API credential', () => {
 });
 
 describe('the credential Test against the service (n8n-core\'s RoutingNode, as n8n\'s tester runs it)', () => {
-	it('passes with a good key: one GET {baseUrl}/v1/webhooks with the bearer header, a trailing slash tolerated', async () => {
+	it('passes with a good key: one GET {baseUrl}/v1/webhooks with the bearer header, asking for JSON, a trailing slash tolerated', async () => {
 		const result = await runCredentialTest({ baseUrl: `${simulator.url}/`, apiKey: DEMO.apiKey });
 		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
 		expect(simulator.requests).toHaveLength(1);
 		expect(simulator.requests[0]).toEqual(expect.objectContaining({ method: 'GET', path: '/v1/webhooks' }));
 		expect(simulator.requests[0].headers.authorization).toBe(`Bearer ${DEMO.apiKey}`);
+		expect(simulator.requests[0].headers.accept).toBe('application/json');
 	});
 
 	it('passes with a JWT, which Get Webhooks accepts, and with a Base URL holding spaces', async () => {
