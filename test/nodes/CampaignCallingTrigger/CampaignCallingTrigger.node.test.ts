@@ -279,6 +279,13 @@ describe('webhook(): deliveries', () => {
 		expect(outcome.json).toEqual({ status: 'error', message: expect.any(String) });
 	});
 
+	it('passes on every field of an event, one named with an empty text included', async () => {
+		const { trigger, secret } = await activeTrigger(['call.ended']);
+		const event = { event_type: 'call.ended', '': 'kept', data: { call_id: 'c-empty-name' } };
+		const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body: event });
+		expect(outcome.output?.map((item) => item.json)).toEqual([event]);
+	});
+
 	it('adds no headers field when Include Headers is off', async () => {
 		const { trigger, secret } = await activeTrigger(['call.ended']);
 		const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: 'call.ended' } });
