@@ -45,22 +45,23 @@ if (part === undefined) {
 }
 
 /**
- * MUTATION_RECHECK=1: the lines of the part's survivors (and mutants no test covered) in its last report,
- * tested again against all of the part's tests. perTest coverage ties code that runs when a module loads
+ * MUTATION_RECHECK=1: the part's survivors (and mutants no test covered) in its last report, tested
+ * again against all of the part's tests. perTest coverage ties code that runs when a module loads
  * (a constant, a table) to whichever test loaded it, often one that reloads the node to play a restarted
  * n8n, so the tests that read it are not run: a false survivor. The recheck runs every test instead.
  */
 const recheck = process.env.MUTATION_RECHECK === '1';
 const report = `reports/mutation/${partName}${recheck ? '.recheck' : ''}`;
 
-/** `file:line-line` of each surviving or uncovered mutant in the part's last report. */
+/** The place of each surviving or uncovered mutant in the part's last report, as a mutate range (its columns count from 0). */
 function undetectedLines() {
-	/** @type {{ files: Record<string, { mutants: Array<{ status: string, location: { start: { line: number }, end: { line: number } } }> }> }} */
+	/** @type {{ files: Record<string, { mutants: Array<{ status: string, location: { start: { line: number, column: number }, end: { line: number, column: number } } }> }> }} */
 	const last = JSON.parse(readFileSync(`reports/mutation/${partName}.json`, 'utf8'));
 	const lines = new Set();
 	for (const [file, { mutants }] of Object.entries(last.files)) {
 		for (const { status, location } of mutants) {
-			if (status === 'Survived' || status === 'NoCoverage') lines.add(`${file}:${location.start.line}-${location.end.line}`);
+			const { start, end } = location;
+			if (status === 'Survived' || status === 'NoCoverage') lines.add(`${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`);
 		}
 	}
 	if (lines.size === 0) throw new Error(`reports/mutation/${partName}.json has no survivor to check again.`);
