@@ -171,6 +171,7 @@ describe('networkFailureFacts: what an error chain says of a network failure', (
 
 	it('takes no empty or non-text value as an address, and stops at a null cause', () => {
 		expect(networkFailureFacts({ address: '', cause: { address: 42, cause: { address: '10.0.0.3', cause: null } } }).address).toBe('10.0.0.3');
+		expect(networkFailureFacts(null)).toEqual({ code: undefined });
 	});
 
 	it('keeps an address it was given over one in a "connect E…" text, and reads the text when it has none', () => {
