@@ -329,8 +329,12 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		expect(repeatAfterCancel).toBeLessThanOrEqual(version.startsWith('2.') ? 0 : 1);
 		// Each stopped execution was started by one delivery attempt: an event answered before n8n stopped it,
 		// or an attempt n8n cancelled before the answer. More of both than stopped executions would be an
-		// answered event in no execution at all.
-		expect(lostAfterAnswer + cancelledBeforeAnswer).toBeLessThanOrEqual(stopped.length);
+		// answered event in no execution at all. Except, on 1.x, the execution cut off while recording (the
+		// repeat above): n8n exits without writing its end, and then lists it nowhere, so that event is found
+		// in no execution (2026-11-26 clean-clone run: 22 cancelled attempts and 2 answered-then-stopped
+		// events for 23 stopped executions, the 1 event found in none being that repeat).
+		const unlistedCutOff = version.startsWith('2.') ? 0 : Math.min(repeatAfterCancel, lostInNoStoppedExecutionFound);
+		expect(lostAfterAnswer + cancelledBeforeAnswer).toBeLessThanOrEqual(stopped.length + unlistedCutOff);
 		if (version.startsWith('2.')) {
 			expect(lostInNoStoppedExecutionFound).toBe(0);
 		} else {
