@@ -55,6 +55,14 @@ describe('Update Campaign → Webhook Flow list (listSearch searchWebhookFlows)'
 		expect(JSON.stringify(error)).not.toContain(apiKey);
 	});
 
+	it('refuses a Base URL that is no web address before any request, naming no item (the editor\'s list has none)', async () => {
+		await expect(searchFlows({ baseUrl: 'api.example.com', apiKey: DEMO.apiKey })).rejects.toMatchObject({
+			message:
+				'Listing webhook flows failed: The credential\'s Base URL "api.example.com" is not a web address. Enter it with its scheme, for example https://api.example.com',
+		});
+		expect(sim.requests()).toHaveLength(0);
+	});
+
 	it('names a flow without a name by its ID, skips entries without an ID, and refuses data that is not a list', async () => {
 		let data: unknown = [{ id: 'f-1', name: '' }, { name: 'no id' }, { id: 'f-2', name: 'Zeta' }];
 		const server = await startScriptedServer((_request, response) => sendJson(response, 200, { status: 'ok', message: 'ok', data }));
