@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
  * of nodes/ and credentials/ one small bug at a time and runs the unit tests that cover it; a mutant no
  * test fails on is a "survivor". CONTRIBUTING.md ("Mutation testing") has the score and how to read it.
  *
- * One run per part (MUTATION_PART, see PARTS; scripts/mutation.ts runs them all): each mutant run loads
+ * One run per part (MUTATION_PART, see PARTS; scripts/mutation.sh runs them all): each mutant run loads
  * every test file Jest is given, so a part's run is given the tests that mirror it, not all 31 files. That
  * cut a mutant's run from about 20 s to a few seconds here. A test elsewhere that would kill a mutant is
  * not counted: the score is a lower bound.
@@ -54,18 +54,18 @@ const recheck = process.env.MUTATION_RECHECK === '1';
 const report = `reports/mutation/${partName}${recheck ? '.recheck' : ''}`;
 
 /** The place of each surviving or uncovered mutant in the part's last report, as a mutate range (its columns count from 0). */
-function undetectedLines() {
+function undetectedRanges() {
 	/** @type {{ files: Record<string, { mutants: Array<{ status: string, location: { start: { line: number, column: number }, end: { line: number, column: number } } }> }> }} */
 	const last = JSON.parse(readFileSync(`reports/mutation/${partName}.json`, 'utf8'));
-	const lines = new Set();
+	const ranges = new Set();
 	for (const [file, { mutants }] of Object.entries(last.files)) {
 		for (const { status, location } of mutants) {
 			const { start, end } = location;
-			if (status === 'Survived' || status === 'NoCoverage') lines.add(`${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`);
+			if (status === 'Survived' || status === 'NoCoverage') ranges.add(`${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`);
 		}
 	}
-	if (lines.size === 0) throw new Error(`reports/mutation/${partName}.json has no survivor to check again.`);
-	return [...lines];
+	if (ranges.size === 0) throw new Error(`reports/mutation/${partName}.json has no survivor to check again.`);
+	return [...ranges];
 }
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
@@ -73,7 +73,7 @@ export default {
 	// The node classes are their description (data n8n reads, checked by the lint, the scanner and the
 	// real-n8n suite) and one-line calls into the functions mutated in the other files. Mutants of the
 	// description are built with every node instance, so each would run every test of its node.
-	mutate: recheck ? undetectedLines() : [...part.mutate, '!nodes/**/*.node.ts'],
+	mutate: recheck ? undetectedRanges() : [...part.mutate, '!nodes/**/*.node.ts'],
 	testRunner: 'jest',
 	jest: {
 		projectType: 'custom',
