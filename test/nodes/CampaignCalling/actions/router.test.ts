@@ -1,4 +1,5 @@
 import type { INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import { runActionNode, runActionNodeExpectingError, triesOf } from '../../../helpers/n8nContext.ts';
 import { addMappedLeads, leadFields } from '../../../helpers/actionParameters.ts';
@@ -56,10 +57,12 @@ describe('router: per-item operations', () => {
 		expect(sim.requests()).toHaveLength(0);
 	});
 
-	it('without Continue On Fail, stops at the first failed request', async () => {
+	it('without Continue On Fail, stops at the first failed request with the transport\'s NodeApiError', async () => {
 		const items = [contactItems[0], contactItems[2], contactItems[3]];
 		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), items, parameters: getContact });
 		expect(error.message).toBe('Get Contact failed: the service answered status "error" (error)');
+		// The transport's own error reaches n8n, not a wrapper around it.
+		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.context?.itemIndex).toBe(1);
 		expect(sim.requests()).toHaveLength(2);
 	});
@@ -481,6 +484,23 @@ describe('router: Retry On Fail (n8n runs the node again; what succeeded is not 
 		expect(modules() - before).toBe(2);
 		const [first, ...later] = outcomes as INodeExecutionData[][];
 		for (const output of later) expect(output).toEqual(first);
+	});
+
+	it('two batches of the same contacts are two sends, on the first try as without Retry On Fail', async () => {
+		const same = leads(1)[0].json;
+		await triesOf({ credentials: sim.credentials(), items: [{ json: same }, { json: { ...same } }], parameters: withoutRetries(addContacts({ options: { batchSize: 1 } })), retryOnFail: true })();
+		expect(posts()).toBe(2);
+	});
+
+	it('a batch whose contacts came out differently on a later try (an expression with $now) is sent again', async () => {
+		const items = leads(2);
+		items[1].json.phone = '+12345';
+		const runTry = triesOf({ credentials: sim.credentials(), items, parameters: withoutRetries(addContacts({ options: { batchSize: 1 } })), continueOnFail: true, retryOnFail: true });
+		await runTry();
+		items[0].json.first = 'Changed';
+		items[1].json.phone = '+14155550199';
+		await runTry();
+		expect(sim.requests('/compaign/').map((request) => (request.body as Array<{ firstname: string }>)[0].firstname)).toEqual(['Lead0', 'Lead1', 'Changed', 'Lead1']);
 	});
 
 	it('separate runs of the node (another execution) send again', async () => {

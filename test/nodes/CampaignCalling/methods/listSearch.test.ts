@@ -52,6 +52,7 @@ describe('Update Campaign → Webhook Flow list (listSearch searchWebhookFlows)'
 			(thrown: Error) => thrown,
 		);
 		expect(error?.message).toBe('Listing webhook flows failed: the service answered status "error" (error: unauthorized)');
+		expect((error as Error & { description?: string }).description).toContain('Check the credential, or switch to "By ID" and enter the webhook flow\'s ID.');
 		expect(JSON.stringify(error)).not.toContain(apiKey);
 	});
 

@@ -140,6 +140,21 @@ describe('Campaign → Update', () => {
 		expect(sim.requests()).toHaveLength(0);
 	});
 
+	it('refuses a phone number ID that is no UUID with the plain UUID example, not the Webhook Flow\'s list hint', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: update({ outboundPhoneNumberId: 'number-1' }),
+		});
+		expect(error.message).toMatch(/^Update Fields → Outbound Number ID must be a UUID like .*"number-1" \[item 0\]$/);
+		expect(String(error.description)).not.toMatch(/flow/i);
+		expect(sim.requests()).toHaveLength(0);
+	});
+
+	it('sends a number given to a text field (an expression\'s result) as text', async () => {
+		await runActionNode({ credentials: sim.credentials(), parameters: update({ name: '={{ 2026 }}' }) });
+		expect(sim.requests()[0].body).toEqual({ name: '2026' });
+	});
+
 	it('passes the service\'s refusal on as an error naming the operation', async () => {
 		const error = await runActionNodeExpectingError({
 			credentials: sim.credentials(),

@@ -128,6 +128,15 @@ describe('Contact → Add to Campaign, auto-map mode', () => {
 		expect(sim.requests()[0].body).toEqual([{ firstname: 'Ada', lastname: 'Lovelace', phone_number: '+14155550101' }]);
 	});
 
+	it('takes the next spelling over a null one, and sends no metadata for null', async () => {
+		await runActionNode({
+			credentials: sim.credentials(),
+			items: [{ json: { firstname: null, first_name: 'Ada', lastname: 'Lovelace', phone_number: '+14155550101', metadata: null } }],
+			parameters: { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, inputMode: 'autoMap' },
+		});
+		expect(sim.requests()[0].body).toEqual([{ firstname: 'Ada', lastname: 'Lovelace', phone_number: '+14155550101' }]);
+	});
+
 	it('names the item whose field is missing, before any request', async () => {
 		const error = await runActionNodeExpectingError({
 			credentials: sim.credentials(),
@@ -236,6 +245,28 @@ describe('Contact → Add to Campaign, JSON mode', () => {
 		expect(error.message).toMatch(/^Phone Number \(phone_number\) of contact 1 in Contacts \(JSON\) may hold only digits.*\[item 0\]$/);
 		expect(sim.requests()).toHaveLength(0);
 	});
+
+	it.each([
+		['text that is not JSON', '[{"firstname": "Ada"', /^Contacts \(JSON\) is not valid JSON: /, 'Give a JSON array of contacts.'],
+		['a single contact', JSON.stringify({ firstname: 'Ada' }), /^Contacts \(JSON\) must be a JSON array of contacts, got /, 'Wrap a single contact in [ ].'],
+	])('refuses %s with what to do, before any request', async (_case, contactsJson, message, hint) => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: { resource: 'contact', operation: 'addToCampaign', campaignId: DEMO.campaignId, inputMode: 'json', contactsJson },
+		});
+		expect(error.message).toMatch(message);
+		expect(error.description).toBe(hint);
+		expect(sim.requests()).toHaveLength(0);
+	});
+
+	it('names Campaign ID when it is no UUID', async () => {
+		const error = await runActionNodeExpectingError({
+			credentials: sim.credentials(),
+			parameters: { resource: 'contact', operation: 'addToCampaign', campaignId: 'campaign-1', inputMode: 'json', contactsJson: JSON.stringify(contacts) },
+		});
+		expect(error.message).toMatch(/^Campaign ID must be a UUID like .*"campaign-1" \[item 0\]$/);
+		expect(sim.requests()).toHaveLength(0);
+	});
 });
 
 describe('Contact → Add to Campaign, answers of the service', () => {
@@ -289,6 +320,22 @@ describe('Contact → Add to Campaign, answers of the service', () => {
 			});
 			expect(server.requests).toHaveLength(1);
 			expect(output.map((item) => item.json.result)).toEqual([{ inserted: 2 }, { inserted: 2 }]);
+		} finally {
+			await server.close();
+		}
+	});
+
+	it('hands a list answer of another length than the batch to every item whole', async () => {
+		const server = await startScriptedServer((_request, response) =>
+			sendJson(response, 200, { status: 'ok', message: 'ok', data: [{ inserted: 3 }] }),
+		);
+		try {
+			const output = await runActionNode({
+				credentials: { baseUrl: server.url, apiKey: DEMO.apiKey },
+				items: leads(2),
+				parameters: withoutRetries(fieldsMode),
+			});
+			expect(output.map((item) => item.json.result)).toEqual([[{ inserted: 3 }], [{ inserted: 3 }]]);
 		} finally {
 			await server.close();
 		}

@@ -59,6 +59,15 @@ function evaluatedReads(spy: jest.SpyInstance): unknown[] {
 	return spy.mock.calls.filter((call) => (call[3] as { rawExpressions?: boolean } | undefined)?.rawExpressions !== true).map(([name]) => name);
 }
 
+/** A value, or the message of what was thrown. */
+function outcome(read: () => unknown): unknown {
+	try {
+		return { value: read() };
+	} catch (error) {
+		return { error: (error as Error).message };
+	}
+}
+
 describe('readItemParameters: the fast path for {{ $json.path }}', () => {
 	it.each(expressions)('returns exactly what n8n evaluates for %s', (expression) => {
 		const { context } = executeContextFor({
@@ -77,9 +86,16 @@ describe('readItemParameters: the fast path for {{ $json.path }}', () => {
 		expect(parseJsonReference('={{ $json.a() }}')).toBeNull();
 		expect(parseJsonReference('={{ $json[0] }}')).toBeNull();
 		expect(parseJsonReference('={{ $json.__proto__ }}')).toBeNull();
+		expect(parseJsonReference('={{ $json.constructor }}')).toBeNull();
+		expect(parseJsonReference('={{ $json.a["prototype"] }}')).toBeNull();
 		expect(parseJsonReference('={{ $json.a }} and more')).toBeNull();
 		expect(parseJsonReference('{{ $json.a }}')).toBeNull();
 		expect(parseJsonReference('={{ $("Node").item.json.a }}')).toBeNull();
+	});
+
+	it('recognises a key path with any blanks around it or inside its brackets, or none', () => {
+		expect(parseJsonReference('={{$json["a b"]}}')).toEqual(['a b']);
+		expect(parseJsonReference('={{  $json[ "a" ][  \'b\'  ].c  }}')).toEqual(['a', 'b', 'c']);
 	});
 
 	it('reads {{ $json.path }} without n8n\'s evaluator when the value is plain', () => {
@@ -91,6 +107,26 @@ describe('readItemParameters: the fast path for {{ $json.path }}', () => {
 		const spy = jest.spyOn(context, 'getNodeParameter');
 		expect([readItemParameters(context, 0, ['contactId']), readItemParameters(context, 1, ['contactId'])]).toEqual([['Ada'], ['Ada']]);
 		expect(evaluatedReads(spy)).toEqual([]);
+	});
+
+	it.each([
+		['={{$json.yes}}', true],
+		['={{ $json.number }}', 42],
+		['={{  $json["with space"]  }}', 'spaced key'],
+	])('reads %s, a boolean, a number or a key without blanks, without n8n\'s evaluator', (expression, value) => {
+		const { context } = executeContextFor({
+			credentials,
+			items: [{ json: item }],
+			parameters: { resource: 'contact', operation: 'get', contactId: expression },
+		});
+		const spy = jest.spyOn(context, 'getNodeParameter');
+		expect(readItemParameters(context, 0, ['contactId'])).toEqual([value]);
+		expect(evaluatedReads(spy)).toEqual([]);
+	});
+
+	it('gives an absent parameter read without a fallback n8n\'s own answer', () => {
+		const { context } = executeContextFor({ credentials, items: [{ json: item }], parameters: { resource: 'contact', operation: 'get' } });
+		expect(outcome(() => readItemParameters(context, 0, ['absent']))).toEqual(outcome(() => [context.getNodeParameter('absent', 0)]));
 	});
 });
 
@@ -106,6 +142,8 @@ const fieldExpressions = [
 	'={{ $json.text // a trailing comment\n}}',
 	'={{ "a}}b" }}',
 	'={{ "{" + $json.text }}',
+	'=x={{ $json.number + 1 }}',
+	'={{ 1), (2 }}',
 	'={{ $json.missing.trim() }}',
 	'={{ $json.nothing.length }}',
 	'={{ ; }}',
@@ -114,15 +152,6 @@ const fieldExpressions = [
 	'=plain text',
 	'constant',
 ];
-
-/** A value, or the message of what was thrown. */
-function outcome(read: () => unknown): unknown {
-	try {
-		return { value: read() };
-	} catch (error) {
-		return { error: (error as Error).message };
-	}
-}
 
 describe('readItemParameters: several fields of an item in one pass', () => {
 	const names = ['firstName', 'lastName', 'phoneNumber'];
@@ -193,5 +222,22 @@ describe('readItemParameters: several fields of an item in one pass', () => {
 		const parameterReads = jest.spyOn(context, 'getNodeParameter');
 		expect(readItemParameters(context, 0, names)).toEqual([{ a: 1, b: [1, 2] }, null, 43]);
 		expect(evaluatedReads(parameterReads)).toEqual(['firstName', 'lastName']);
+	});
+
+	it('leaves a single expression, or an empty {{ }}, to n8n\'s own evaluation: nothing to combine', () => {
+		const { context } = executeContextFor({
+			credentials,
+			items: [{ json: item }],
+			parameters: { ...parametersWith('={{ }}'), lastName: 'Lovelace' },
+		});
+		const expected = outcome(() => names.map((name) => context.getNodeParameter(name, 0)));
+		const evaluations = jest.spyOn(context, 'evaluateExpression');
+		const parameterReads = jest.spyOn(context, 'getNodeParameter');
+		expect(outcome(() => readItemParameters(context, 0, names))).toEqual(expected);
+		expect(evaluations).not.toHaveBeenCalled();
+		parameterReads.mockClear();
+		readItemParameters(context, 0, ['lastName', 'phoneNumber']);
+		expect(evaluations).not.toHaveBeenCalled();
+		expect(evaluatedReads(parameterReads)).toEqual(['phoneNumber']);
 	});
 });

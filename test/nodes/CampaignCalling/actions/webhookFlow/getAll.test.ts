@@ -25,6 +25,13 @@ describe('Webhook Flow → Get Many', () => {
 		expect(output.map((item) => item.json.id)).toEqual([DEMO.otherWorkspaceFlowId]);
 	});
 
+	it('refuses a Workspace ID left blank, saying to leave it at "default", before any request', async () => {
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: listing({ workspaceId: '  ' }) });
+		expect(error.message).toBe('Workspace ID is empty [item 0]');
+		expect(error.description).toBe('Leave it at "default" unless your company uses several workspaces.');
+		expect(sim.requests()).toHaveLength(0);
+	});
+
 	it('returns at most Limit flows when Return All is off', async () => {
 		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: false, limit: 1 }) });
 		expect(output.map((item) => item.json.id)).toEqual([DEMO.outboundFlowId]);

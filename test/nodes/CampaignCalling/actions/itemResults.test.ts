@@ -1,0 +1,40 @@
+import { NodeOperationError } from 'n8n-workflow';
+
+import { recordFailures, toOutputItems, type ItemResult } from '../../../../nodes/CampaignCalling/actions/itemResults';
+import { executeContextFor, type RunOptions } from '../../../helpers/n8nContext.ts';
+
+const credentials = { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused-key' };
+const items = [{ json: { id: 'a' } }, { json: { id: 'b' } }, { json: { id: 'c' } }];
+
+function contextWith(onError?: RunOptions['onError']) {
+	return executeContextFor({ credentials, items, parameters: { resource: 'contact', operation: 'get' }, onError }).context;
+}
+
+/** An error no part of the node made: a bug, or a library's own failure. */
+const unexpected = () => new Error('Cannot read properties of undefined');
+
+describe('recordFailures and toOutputItems', () => {
+	it('hands n8n an unexpected error as a NodeOperationError with its own message and the item, nothing added', () => {
+		const results: ItemResult[] = new Array(items.length);
+		let thrown: unknown;
+		try {
+			recordFailures(contextWith(), results).failItem(2, unexpected());
+		} catch (error) {
+			thrown = error;
+		}
+		expect(thrown).toBeInstanceOf(NodeOperationError);
+		expect(thrown).toMatchObject({ message: 'Cannot read properties of undefined', context: { itemIndex: 2 } });
+	});
+
+	it.each([
+		['continueRegularOutput', { error: 'Cannot read properties of undefined', id: 'c' }],
+		['continueErrorOutput', { error: 'Cannot read properties of undefined' }],
+	] as const)('under %s, an error without a hint gives an item without a hint field', (onError, json) => {
+		const context = contextWith(onError);
+		const results: ItemResult[] = [{ output: [{ id: 'a' }] }, { output: [{ id: 'b' }] }];
+		recordFailures(context, results).failItem(2, unexpected(), { id: 'c' });
+		const output = toOutputItems(context, results);
+		expect(output[2].json).toStrictEqual(json);
+		expect(output[2].pairedItem).toEqual({ item: 2 });
+	});
+});
