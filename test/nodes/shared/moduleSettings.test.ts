@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../../../nodes/shared/validation';
-import { deliveryProperties, headersFromList } from '../../../nodes/shared/moduleSettings';
+import { deliveryProperties, headersFromList, readDeliverySettings } from '../../../nodes/shared/moduleSettings';
+import { executeContextFor } from '../../helpers/n8nContext.ts';
 
 describe('headersFromList', () => {
 	it('turns the name/value list into one object, keeping the names as typed', () => {
@@ -41,5 +42,26 @@ describe('deliveryProperties', () => {
 		expect(names.sort()).toEqual(['headers', 'method', 'retryLimit', 'timeout']);
 		const method = (options.options ?? []).find((option) => (option as { name: string }).name === 'method') as { default: string };
 		expect(method.default).toBe('POST');
+	});
+});
+
+describe('readDeliverySettings', () => {
+	const settingsWith = (options: Record<string, unknown>) =>
+		readDeliverySettings(
+			executeContextFor({
+				credentials: { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused-key' },
+				parameters: { resource: 'webhookModule', operation: 'create', eventType: 'call.ended', url: 'https://crm.example.com/events', options },
+			}).context,
+			0,
+		);
+
+	it('takes each of the five methods in any case, and POST for an empty one', () => {
+		expect(['get', 'POST', 'Put', 'patch', 'delete'].map((method) => settingsWith({ method }).method)).toEqual(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+		expect(settingsWith({ method: '' }).method).toBe('POST');
+		expect(settingsWith({}).method).toBe('POST');
+	});
+
+	it('refuses another method', () => {
+		expect(() => settingsWith({ method: 'TRACE' })).toThrow('Options → Method must be GET, POST, PUT, PATCH or DELETE, got "TRACE"');
 	});
 });

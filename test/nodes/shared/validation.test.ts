@@ -7,6 +7,7 @@ import {
 	parseJsonText,
 	parseStringList,
 	quote,
+	refusedInputError,
 	requireHttpUrl,
 	requireIntegerInRange,
 	requireNonEmptyString,
@@ -35,6 +36,16 @@ describe('InvalidInputError', () => {
 	});
 });
 
+describe('refusedInputError', () => {
+	const node = { id: 'n', name: 'Campaign Calling', type: 'n8n-nodes-campaign-calling.campaignCalling', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+
+	it('names the item when there is one, and no item for a refusal of the whole node (the editor\'s list)', () => {
+		const refused = new InvalidInputError('Campaign ID', 'is empty', 'Enter it');
+		expect(refusedInputError(node, refused, 3)).toMatchObject({ message: 'Campaign ID is empty [item 3]', description: 'Enter it', context: { itemIndex: 3 } });
+		expect(refusedInputError(node, refused).message).toBe('Campaign ID is empty');
+	});
+});
+
 describe('quote', () => {
 	it('shows texts in quotes, other values as JSON, and shortens long ones', () => {
 		expect(quote('abc')).toBe('"abc"');
@@ -44,6 +55,10 @@ describe('quote', () => {
 		expect(quote(12)).toBe('12');
 		expect(quote(() => 1)).toMatch(/^\(\) => 1$/);
 		expect(quote('x'.repeat(100))).toBe(`"${'x'.repeat(76)}...`);
+		// 80 characters with the quotes: shown whole.
+		expect(quote('x'.repeat(78))).toBe(`"${'x'.repeat(78)}"`);
+		// Text as typed, not escaped as JSON would.
+		expect(quote('say "hi"\\')).toBe('"say "hi"\\"');
 		const circular: Record<string, unknown> = {};
 		circular.self = circular;
 		expect(quote(circular)).toBe('[object Object]');
@@ -119,6 +134,10 @@ describe('JSON values', () => {
 	])('parseJsonObject refuses %p', (value, message) => {
 		expect(invalid(() => parseJsonObject(value, 'Meta')).message).toBe(message);
 	});
+
+	it('parseJsonObject\'s refusal says what to give', () => {
+		expect(invalid(() => parseJsonObject('[]', 'Meta')).hint).toBe('Give a JSON object, for example {"email": "ada@example.com"}.');
+	});
 });
 
 describe('lists', () => {
@@ -130,6 +149,12 @@ describe('lists', () => {
 		expect(parseIntegerList(3, 'Days')).toEqual([3]);
 		expect(parseIntegerList('', 'Days')).toEqual([]);
 		expect(parseIntegerList('-1', 'Days')).toEqual([-1]);
+		expect(parseIntegerList(' [4, 5] ', 'Days')).toEqual([4, 5]);
+	});
+
+	it('says how to separate the values when an entry is refused', () => {
+		expect(invalid(() => parseIntegerList('1,two', 'Days')).hint).toBe('Separate the numbers with commas, for example "1,2,3".');
+		expect(invalid(() => parseStringList(['a', ''], 'Tags')).hint).toBe('Separate the values with commas, for example "web, referral".');
 	});
 
 	it.each([
@@ -147,9 +172,10 @@ describe('lists', () => {
 		expect(parseStringList(' web , csv import ', 'Tags')).toEqual(['web', 'csv import']);
 		expect(parseStringList(['a', 1, false], 'Tags')).toEqual(['a', '1', 'false']);
 		expect(parseStringList('["x", "y"]', 'Tags')).toEqual(['x', 'y']);
+		expect(parseStringList([' a ', 'b '], 'Tags')).toEqual(['a', 'b']);
 	});
 
-	it.each([['a,,b'], [['a', '']], [['a', { b: 1 }]], [null]])('parseStringList refuses %p', (value) => {
+	it.each([['a,,b'], [['a', '']], [['a', '  ']], [['a', { b: 1 }]], [null]])('parseStringList refuses %p', (value) => {
 		expect(invalid(() => parseStringList(value, 'Tags')).message).toMatch(/^Tags must (hold only non-empty texts|be a list)/);
 	});
 });
@@ -163,6 +189,10 @@ describe('requireHttpUrl', () => {
 	it.each([['ftp://x.example.com'], ['hooks.example.com'], ['mailto:a@example.com'], ['javascript:alert(1)'], ['']])('refuses %p', (url) => {
 		expect(invalid(() => requireHttpUrl(url, 'URL')).message).toMatch(/^URL (must be an http:\/\/ or https:\/\/ address|is empty)/);
 	});
+
+	it.each([['ftp://x.example.com'], ['']])('says how to write the address when it refuses %p', (url) => {
+		expect(invalid(() => requireHttpUrl(url, 'URL')).hint).toBe('Enter the full address, for example https://hooks.example.com/calls.');
+	});
 });
 
 describe('requireIntegerInRange', () => {
@@ -173,6 +203,10 @@ describe('requireIntegerInRange', () => {
 
 	it.each([[0], [4], [1.5], ['two'], [''], [null], [undefined]])('refuses %p', (value) => {
 		expect(invalid(() => requireIntegerInRange(value, 'N', 1, 3)).message).toMatch(/^N must be a whole number from 1 to 3, got /);
+	});
+
+	it.each([['  '], [true], [[1]]])('refuses %p where 0 and 1 are allowed: blanks, a boolean or a list are no number', (value) => {
+		expect(invalid(() => requireIntegerInRange(value, 'N', 0, 3)).message).toMatch(/^N must be a whole number from 0 to 3, got /);
 	});
 });
 
