@@ -95,7 +95,7 @@ describe('readItemParameters: the fast path for {{ $json.path }}', () => {
 
 	it('recognises a key path with any blanks around it or inside its brackets, or none', () => {
 		expect(parseJsonReference('={{$json["a b"]}}')).toEqual(['a b']);
-		expect(parseJsonReference('={{  $json[ "a" ][  \'b\'  ].c  }}')).toEqual(['a', 'b', 'c']);
+		expect(parseJsonReference('={{  $json[ "a" ][  \'b c\'  ].d  }}')).toEqual(['a', 'b c', 'd']);
 	});
 
 	it('reads {{ $json.path }} without n8n\'s evaluator when the value is plain', () => {
