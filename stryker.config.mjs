@@ -1,5 +1,5 @@
 // @ts-check
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 /**
  * Mutation testing (`npm run test:mutation`, opt-in, not part of `npm test`): StrykerJS changes the code
@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
  * every test file Jest is given, so a part's run is given the tests that mirror it, not all 31 files. That
  * cut a mutant's run from about 20 s to a few seconds here. A test elsewhere that would kill a mutant is
  * not counted: the score is a lower bound.
+ * `tests` holds folders (every *.test.ts under them) or test file globs.
  * @type {Record<string, { mutate: string[], tests: string[] }>}
  */
 export const PARTS = {
@@ -21,10 +22,11 @@ export const PARTS = {
 		mutate: ['nodes/shared/transport/**/*.ts'],
 		tests: ['test/nodes/shared/transport', 'test/credentials'],
 	},
-	// service.ts and moduleSettings.ts are reached through both nodes' operations.
+	// service.ts, validation.ts and moduleSettings.ts are reached through both nodes' operations; the
+	// transport's tests import none of them.
 	shared: {
 		mutate: ['nodes/shared/*.ts'],
-		tests: ['test/nodes'],
+		tests: ['test/nodes/CampaignCalling', 'test/nodes/CampaignCallingTrigger', 'test/nodes/shared/*.test.ts'],
 	},
 	actions: {
 		mutate: ['nodes/CampaignCalling/**/*.ts'],
@@ -45,35 +47,68 @@ if (part === undefined) {
 }
 
 /**
- * MUTATION_RECHECK=1: the part's survivors (and mutants no test covered) in its last report, tested
+ * MUTATION_RECHECK=survivors: the part's survivors (and mutants no test covered) in its last report, tested
  * again against all of the part's tests. perTest coverage ties code that runs when a module loads
  * (a constant, a table) to whichever test loaded it, often one that reloads the node to play a restarted
  * n8n, so the tests that read it are not run: a false survivor. The recheck runs every test instead.
+ *
+ * MUTATION_RECHECK=timeouts: the part's timed-out mutants, tested again. A mutant that hangs makes
+ * Stryker kill and restart its test runner; on 2 cores that restart slows the other runner's mutant past
+ * its own timeout, and so on: the actions' main run reported 147 timeouts, 29 of them on mutants of a
+ * text. Tested again with a test runner per core and no type checker (these mutants passed it already),
+ * few enough of them hang at once for the others to run at their pace.
  */
-const recheck = process.env.MUTATION_RECHECK === '1';
-const report = `reports/mutation/${partName}${recheck ? '.recheck' : ''}`;
+const recheck = process.env.MUTATION_RECHECK ?? '';
+if (!['', 'survivors', 'timeouts'].includes(recheck)) throw new Error('MUTATION_RECHECK is "survivors" or "timeouts".');
+const report = `reports/mutation/${partName}${{ '': '', survivors: '.recheck', timeouts: '.timeouts' }[recheck]}`;
 
-/** The place of each surviving or uncovered mutant in the part's last report, as a mutate range (its columns count from 0). */
-function undetectedRanges() {
-	/** @type {{ files: Record<string, { mutants: Array<{ status: string, location: { start: { line: number, column: number }, end: { line: number, column: number } } }> }> }} */
-	const last = JSON.parse(readFileSync(`reports/mutation/${partName}.json`, 'utf8'));
+/**
+ * The place of each mutant to check again, as a mutate range (its columns count from 0): the main run's
+ * timeouts, or its survivors and those of the timeouts' recheck.
+ */
+function rangesToRecheck() {
+	const [reports, statuses] =
+		recheck === 'timeouts' ? [[''], ['Timeout']] : [['', '.timeouts'], ['Survived', 'NoCoverage']];
 	const ranges = new Set();
-	for (const [file, { mutants }] of Object.entries(last.files)) {
-		for (const { status, location } of mutants) {
-			const { start, end } = location;
-			if (status === 'Survived' || status === 'NoCoverage') ranges.add(`${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`);
+	for (const suffix of reports) {
+		const path = `reports/mutation/${partName}${suffix}.json`;
+		if (suffix !== '' && !existsSync(path)) continue;
+		/** @type {{ files: Record<string, { mutants: Array<{ status: string, location: { start: { line: number, column: number }, end: { line: number, column: number } } }> }> }} */
+		const last = JSON.parse(readFileSync(path, 'utf8'));
+		for (const [file, { mutants }] of Object.entries(last.files)) {
+			for (const { status, location } of mutants) {
+				const { start, end } = location;
+				if (!statuses.includes(status)) continue;
+				// A range takes every mutant inside it: a timed-out block would bring all of its own along,
+				// each a possible hang, so it stays as the main run found it (MUTATION_RECHECK_BLOCKS=1 takes it).
+				const holdsOthers = mutants.some((other) => other.location !== location && within(other.location, location));
+				if (recheck === 'timeouts' && holdsOthers && process.env.MUTATION_RECHECK_BLOCKS !== '1') continue;
+				ranges.add(`${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`);
+			}
 		}
 	}
-	if (ranges.size === 0) throw new Error(`reports/mutation/${partName}.json has no survivor to check again.`);
+	if (ranges.size === 0) throw new Error(`reports/mutation/${partName}.json has no ${statuses.join(' or ')} mutant to check again.`);
 	return [...ranges];
 }
+
+/** @param {{ start: { line: number, column: number }, end: { line: number, column: number } }} inner @param {typeof inner} outer */
+function within(inner, outer) {
+	const at = (/** @type {{ line: number, column: number }} */ point) => point.line * 1e6 + point.column;
+	return at(inner.start) >= at(outer.start) && at(inner.end) <= at(outer.end);
+}
+
+/**
+ * MUTATION_TESTS (comma-separated folders or globs) replaces the part's tests, for a quicker recheck on
+ * the tests that reach the mutants: what it kills is killed, what it leaves is only a lower bound.
+ */
+const testsOfRun = process.env.MUTATION_TESTS ? process.env.MUTATION_TESTS.split(',') : part.tests;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
 	// The node classes are their description (data n8n reads, checked by the lint, the scanner and the
 	// real-n8n suite) and one-line calls into the functions mutated in the other files. Mutants of the
 	// description are built with every node instance, so each would run every test of its node.
-	mutate: recheck ? undetectedRanges() : [...part.mutate, '!nodes/**/*.node.ts'],
+	mutate: recheck === '' ? [...part.mutate, '!nodes/**/*.node.ts'] : rangesToRecheck(),
 	testRunner: 'jest',
 	jest: {
 		projectType: 'custom',
@@ -81,32 +116,35 @@ export default {
 		config: {
 			// Coverage is Stryker's own (perTest); Jest's istanbul pass would only slow each run.
 			collectCoverage: false,
-			testMatch: part.tests.map((folder) => `<rootDir>/${folder}/**/*.test.ts`),
+			testMatch: testsOfRun.map((tests) => `<rootDir>/${tests.endsWith('.ts') ? tests : `${tests}/**/*.test.ts`}`),
 		},
 		// Jest's --findRelatedTests misses tests that reach the code through helpers imported as `*.ts`;
 		// the first run takes the part's tests, and perTest coverage then picks each mutant's tests.
 		enableFindRelatedTests: false,
 	},
-	coverageAnalysis: recheck ? 'all' : 'perTest',
+	coverageAnalysis: recheck === 'survivors' ? 'all' : 'perTest',
 	// A static mutant (code that runs when a module loads: constant tables, property lists) is covered
 	// by no single test, so each would run all of the part's tests; they are left out, not counted. The
-	// recheck runs all tests for every mutant anyway (Stryker refuses ignoreStatic there).
-	ignoreStatic: !recheck,
-	checkers: ['typescript'],
+	// survivors' recheck runs all tests for every mutant anyway (Stryker refuses ignoreStatic there).
+	ignoreStatic: recheck !== 'survivors',
+	checkers: recheck === '' ? ['typescript'] : [],
 	tsconfigFile: 'tsconfig.json',
 	// A mutant that outlives its tests' time by this much counts as detected (a held retry that never
 	// ends). Stryker's 5 s default gave false timeouts on this 2-core machine under load; so did 10 s for
-	// a recheck (all of a part's tests per mutant), where a mutant shown equivalent by hand timed out.
-	timeoutMS: recheck ? 60_000 : 10_000,
+	// a recheck (all of a part's tests per mutant), where a mutant shown equivalent by hand timed out, and
+	// for the shared part's main run, whose mutants of validation.ts run hundreds of tests each (7 of its
+	// first 9 results). MUTATION_TIMEOUT_MS overrides it.
+	timeoutMS: Number(process.env.MUTATION_TIMEOUT_MS ?? (recheck === 'survivors' ? 60_000 : 10_000)),
 	// Re-runs only mutants whose code or covering tests changed since the last run.
-	incremental: !recheck,
+	incremental: recheck === '',
 	incrementalFile: `reports/mutation/${partName}.incremental.json`,
 	reporters: ['clear-text', 'html', 'json', 'progress'],
 	htmlReporter: { fileName: `${report}.html` },
 	jsonReporter: { fileName: `${report}.json` },
-	// Half are TypeScript checkers, half test runners: 4 keeps 2 test runners busy on 2 cores.
-	concurrency: 4,
-	tempDirName: `.stryker-tmp/${partName}${recheck ? '-recheck' : ''}`,
+	// Half are TypeScript checkers, half test runners: 4 keeps 2 test runners busy on 2 cores. A recheck
+	// has no checker.
+	concurrency: recheck === '' ? 4 : 2,
+	tempDirName: `.stryker-tmp/${partName}${recheck === '' ? '' : `-${recheck}`}`,
 	cleanTempDir: 'always',
 	ignorePatterns: ['dist', 'coverage', 'reports', 'test/e2e/.work', 'bench/.work', '.tmp', '.stryker-tmp'],
 };

@@ -13,10 +13,16 @@ mkdir -p reports/mutation
 for part in "${parts[@]}"; do
   setup_say "mutation testing: $part"
   MUTATION_PART="$part" npx stryker run
-  # Survivors and uncovered mutants, once more against all of the part's tests (stryker.config.mjs says why).
-  if grep -q '"status":"\(Survived\|NoCoverage\)"' "reports/mutation/$part.json"; then
+  # Timed-out mutants, then survivors and uncovered mutants, once more (stryker.config.mjs says why).
+  if grep -q '"status":"Timeout"' "reports/mutation/$part.json"; then
+    setup_say "mutation testing: $part, timed-out mutants again, one runner per core"
+    MUTATION_PART="$part" MUTATION_RECHECK=timeouts npx stryker run
+  else
+    rm -f "reports/mutation/$part.timeouts.json"
+  fi
+  if grep -qs '"status":"\(Survived\|NoCoverage\)"' "reports/mutation/$part.json" "reports/mutation/$part.timeouts.json"; then
     setup_say "mutation testing: $part, survivors against all of its tests"
-    MUTATION_PART="$part" MUTATION_RECHECK=1 npx stryker run
+    MUTATION_PART="$part" MUTATION_RECHECK=survivors npx stryker run
   else
     rm -f "reports/mutation/$part.recheck.json"
   fi
