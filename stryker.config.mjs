@@ -23,11 +23,16 @@ export const PARTS = {
 		mutate: ['nodes/shared/transport/**/*.ts'],
 		tests: ['test/nodes/shared/transport', 'test/credentials'],
 	},
-	// service.ts, validation.ts and moduleSettings.ts are reached through both nodes' operations; the
-	// transport's tests import none of them.
+	// service.ts, validation.ts and moduleSettings.ts are reached through both nodes' operations; of the
+	// transport's tests, only rootCauses.test.ts reads service.ts's own texts (what to check before repeating).
 	shared: {
 		mutate: ['nodes/shared/*.ts'],
-		tests: ['test/nodes/CampaignCalling', 'test/nodes/CampaignCallingTrigger', 'test/nodes/shared/*.test.ts'],
+		tests: [
+			'test/nodes/CampaignCalling',
+			'test/nodes/CampaignCallingTrigger',
+			'test/nodes/shared/*.test.ts',
+			'test/nodes/shared/transport/rootCauses.test.ts',
+		],
 		timeoutMS: 30_000,
 	},
 	actions: {

@@ -1,5 +1,13 @@
+import type { INodeProperties } from 'n8n-workflow';
+
 import { InvalidInputError } from '../../../nodes/shared/validation';
-import { deliveryProperties, headersFromList, readDeliverySettings } from '../../../nodes/shared/moduleSettings';
+import {
+	DEFAULT_DELIVERY_RETRY_LIMIT,
+	DEFAULT_DELIVERY_TIMEOUT,
+	deliveryProperties,
+	headersFromList,
+	readDeliverySettings,
+} from '../../../nodes/shared/moduleSettings';
 import { executeContextFor } from '../../helpers/n8nContext.ts';
 
 describe('headersFromList', () => {
@@ -34,14 +42,70 @@ describe('headersFromList', () => {
 });
 
 describe('deliveryProperties', () => {
+	const [url, options] = deliveryProperties('where to send');
+	const option = (name: string) => {
+		const found = (options.options ?? []).find((candidate) => (candidate as INodeProperties).name === name);
+		if (found === undefined) throw new Error(`no option ${name}`);
+		return found as INodeProperties;
+	};
+	/** Every field of the delivery settings, nested ones included (a list's choices are not fields). */
+	const everyField = (properties: unknown[]): INodeProperties[] =>
+		properties.flatMap((property) => {
+			const { type, options: nested, values } = property as INodeProperties & { values?: INodeProperties[] };
+			const inner = type === 'options' ? [] : [...(nested ?? []), ...(values ?? [])];
+			return [property as INodeProperties, ...everyField(inner)];
+		});
+
 	it('offers URL and the contract\'s options, the method defaulting to POST', () => {
-		const [url, options] = deliveryProperties('where to send');
-		expect(url).toEqual(expect.objectContaining({ name: 'url', required: true, description: 'where to send' }));
-		expect(options.name).toBe('options');
-		const names = (options.options ?? []).map((option) => (option as { name: string }).name);
+		expect(url).toEqual(expect.objectContaining({ name: 'url', type: 'string', required: true, default: '', description: 'where to send' }));
+		expect(options).toEqual(expect.objectContaining({ name: 'options', type: 'collection', default: {} }));
+		const names = (options.options ?? []).map((candidate) => (candidate as { name: string }).name);
 		expect(names.sort()).toEqual(['headers', 'method', 'retryLimit', 'timeout']);
-		const method = (options.options ?? []).find((option) => (option as { name: string }).name === 'method') as { default: string };
-		expect(method.default).toBe('POST');
+		expect(option('method').default).toBe('POST');
+	});
+
+	// Stored in users' workflows as options.headers.header[].name / .value (contract): a rename loses them.
+	it('takes any number of headers, each a name and a value starting empty', () => {
+		const headers = option('headers');
+		expect(headers.type).toBe('fixedCollection');
+		expect(headers.typeOptions).toEqual({ multipleValues: true });
+		expect(headers.options).toEqual([
+			expect.objectContaining({
+				name: 'header',
+				values: [
+					expect.objectContaining({ name: 'name', type: 'string', default: '' }),
+					expect.objectContaining({ name: 'value', type: 'string', default: '' }),
+				],
+			}),
+		]);
+	});
+
+	it('offers the five methods the service takes, each shown by its own name', () => {
+		expect(option('method').options).toEqual(['DELETE', 'GET', 'PATCH', 'POST', 'PUT'].map((method) => ({ name: method, value: method })));
+	});
+
+	// The same bounds as readDeliverySettings' checks, so the editor refuses what the node would.
+	it('bounds Retry Limit to 0-100 and Timeout to 1-3600, with the defaults sent when they are not set', () => {
+		expect(option('retryLimit')).toEqual(
+			expect.objectContaining({ type: 'number', typeOptions: { minValue: 0, maxValue: 100 }, default: DEFAULT_DELIVERY_RETRY_LIMIT }),
+		);
+		expect(option('timeout')).toEqual(
+			expect.objectContaining({ type: 'number', typeOptions: { minValue: 1, maxValue: 3600 }, default: DEFAULT_DELIVERY_TIMEOUT }),
+		);
+	});
+
+	it('labels every field, and every option says what it does', () => {
+		for (const field of everyField([url, options])) expect(field.displayName).toMatch(/^[A-Z]/);
+		for (const name of ['headers', 'method', 'retryLimit', 'timeout']) expect(option(name).description).toMatch(/^[A-Z].{20,}/);
+	});
+
+	// n8n's UX guidelines: a collection's button says what it adds; a text field's example starts "e.g.".
+	it('names what each Add button adds, and gives examples for the URL and a header\'s name', () => {
+		expect(options.placeholder).toBe('Add Option');
+		expect(option('headers').placeholder).toBe('Add Header');
+		const examples = everyField([url, options]).filter((field) => field.placeholder !== undefined && field.type === 'string');
+		expect(examples.map((field) => field.name)).toEqual(['url', 'name']);
+		for (const field of examples) expect(field.placeholder).toMatch(/^e\.g\. \S/);
 	});
 });
 

@@ -70,7 +70,14 @@ describe('requireUuid', () => {
 		expect(requireUuid(' 123E4567-e89b-12d3-a456-426614174000 ', 'ID')).toBe('123E4567-e89b-12d3-a456-426614174000');
 	});
 
-	it.each([['not-a-uuid'], ['123e4567e89b12d3a456426614174000'], ['123e4567-e89b-12d3-a456-42661417400z'], [42]])('refuses %p', (value) => {
+	it.each([
+		['not-a-uuid'],
+		['123e4567e89b12d3a456426614174000'],
+		['123e4567-e89b-12d3-a456-42661417400z'],
+		['x123e4567-e89b-12d3-a456-426614174000'],
+		['123e4567-e89b-12d3-a456-4266141740001'],
+		[42],
+	])('refuses %p', (value) => {
 		expect(invalid(() => requireUuid(value, 'ID')).message).toMatch(/^ID must be a UUID like/);
 	});
 
