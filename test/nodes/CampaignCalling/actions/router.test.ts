@@ -492,6 +492,12 @@ describe('router: Retry On Fail (n8n runs the node again; what succeeded is not 
 		expect(posts()).toBe(2);
 	});
 
+	it('two items asking for the same module create two, on the first try as without Retry On Fail', async () => {
+		const same = { resource: 'webhookModule', operation: 'create', eventType: 'call.ended', url: 'https://crm.example.com/events' };
+		await triesOf({ credentials: sim.credentials(), items: [{ json: {} }, { json: {} }], parameters: withoutRetries(same), retryOnFail: true })();
+		expect(sim.requests('/v1/modules/webhook')).toHaveLength(2);
+	});
+
 	it('a batch whose contacts came out differently on a later try (an expression with $now) is sent again', async () => {
 		const items = leads(2);
 		items[1].json.phone = '+12345';
