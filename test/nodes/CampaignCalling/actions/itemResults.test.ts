@@ -26,6 +26,17 @@ describe('recordFailures and toOutputItems', () => {
 		expect(thrown).toMatchObject({ message: 'Cannot read properties of undefined', context: { itemIndex: 2 } });
 	});
 
+	it('gives an n8n error raised without an item the item it failed, and leaves one that names its item as it is', () => {
+		const node = contextWith().getNode();
+		const withoutItem = new NodeOperationError(node, 'refused');
+		const withItem = new NodeOperationError(node, 'refused', { itemIndex: 0 });
+		const failures = recordFailures(contextWith('continueRegularOutput'), new Array(items.length));
+		failures.failItem(1, withoutItem);
+		failures.failItem(2, withItem);
+		expect(withoutItem.context.itemIndex).toBe(1);
+		expect(withItem.context.itemIndex).toBe(0);
+	});
+
 	it.each([
 		['continueRegularOutput', { error: 'Cannot read properties of undefined', id: 'c' }],
 		['continueErrorOutput', { error: 'Cannot read properties of undefined' }],

@@ -201,6 +201,28 @@ describe('router: batched operation (Add Contacts)', () => {
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 	});
 
+	it('an item whose contacts fill two refused batches keeps the first batch\'s error', async () => {
+		sim.simulator.injectFault({ kind: 'http-403', path: '/compaign/' });
+		sim.simulator.injectFault({ kind: 'http-401', path: '/compaign/' });
+		const output = await runActionNode({
+			credentials: sim.credentials(),
+			items: [{ json: { campaign: DEMO.campaignId } }],
+			parameters: {
+				resource: 'contact',
+				operation: 'addToCampaign',
+				campaignId: '={{ $json.campaign }}',
+				inputMode: 'json',
+				contactsJson: JSON.stringify(leadFields(2).map((lead) => ({ firstname: lead.first, lastname: lead.last, phone_number: lead.phone }))),
+				options: { batchSize: 1 },
+				requestOptions: { maxRetries: 0 },
+			},
+			continueOnFail: true,
+		});
+		expect(sim.requests('/compaign/')).toHaveLength(2);
+		expect(output).toHaveLength(1);
+		expect(output[0].json.error).toEqual(expect.stringContaining('HTTP 403'));
+	});
+
 	it('with Continue On Fail, an invalid item becomes an error item and the others are sent', async () => {
 		const items = leads(3);
 		items[1].json.phone = 'n/a';

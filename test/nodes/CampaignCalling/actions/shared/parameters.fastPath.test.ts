@@ -51,6 +51,7 @@ const expressions = [
 	'={{ $json.unicode }}',
 	'={{ $json.text.toUpperCase() }}',
 	'={{ $json.text }} Lovelace',
+	'=Dear ={{ $json.text }}',
 	'={{ $json.number + 1 }}',
 ];
 
@@ -89,6 +90,7 @@ describe('readItemParameters: the fast path for {{ $json.path }}', () => {
 		expect(parseJsonReference('={{ $json.constructor }}')).toBeNull();
 		expect(parseJsonReference('={{ $json.a["prototype"] }}')).toBeNull();
 		expect(parseJsonReference('={{ $json.a }} and more')).toBeNull();
+		expect(parseJsonReference('=Dear ={{ $json.a }}')).toBeNull();
 		expect(parseJsonReference('{{ $json.a }}')).toBeNull();
 		expect(parseJsonReference('={{ $("Node").item.json.a }}')).toBeNull();
 	});
