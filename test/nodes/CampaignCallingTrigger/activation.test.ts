@@ -131,6 +131,7 @@ describe('activation with a bad Events selection', () => {
 	it.each([
 		['no event', [], 'Select at least one event'],
 		['an event type the service does not send', ['call.ended', 'call.paused'], 'Unknown event type: call.paused'],
+		['two event types the service does not send', ['call.paused', 'call.ended', 'call.held'], 'Unknown event type: call.paused, call.held'],
 	])('fails with %s, naming the event types to choose from, and registers nothing', async (_label, events, message) => {
 		const trigger = new TriggerHarness({ events, options: {} }, credentials());
 		const failure = (await trigger.activate().then(

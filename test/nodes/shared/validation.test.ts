@@ -167,6 +167,9 @@ describe('lists', () => {
 	it.each([
 		['1,two', 'Days must hold only whole numbers, got "two"'],
 		['1.5', 'Days must hold only whole numbers, got "1.5"'],
+		// A blank between commas is an empty entry, and blanks are no number (Number(' ') would give 0).
+		['1, ,3', 'Days must hold only whole numbers, got ""'],
+		['[1, " "]', 'Days must hold only whole numbers, got " "'],
 		[[1, null], 'Days must hold only whole numbers, got null'],
 		[[true], 'Days must hold only whole numbers, got true'],
 		['[1,', 'Days is not a valid JSON array: "[1,"'],
