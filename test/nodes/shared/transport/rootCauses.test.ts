@@ -384,10 +384,13 @@ describe('transport: the Base URL or n8n\'s proxy, told from a refused connectio
 		expect(noAnswerCause({ code: 'ENOTFOUND', hostname: 'API.Example.com' }, at('https://api.example.com')).hint).toMatch(/^Nothing was sent to the service\. Check the spelling/);
 	});
 
-	it('an SSRF block names the host n8n blocked, and a host name ending in a digit is allowed by name', () => {
+	it('an SSRF block names the host n8n blocked, and a host name ending or starting with digits is allowed by name', () => {
 		const cause = noAnswerCause({ ssrfBlocked: { hostname: 'internal.example' } }, at('http://db1:8080'));
 		expect(cause.reason).toBe("n8n's SSRF protection blocked the request to http://db1:8080 (the host name internal.example is on n8n's list of blocked host names)");
 		expect(cause.hint).toContain('N8N_SSRF_ALLOWED_HOSTNAMES (for example db1)');
+		expect(noAnswerCause({ ssrfBlocked: { hostname: '10.0.0.5.nip.io' } }, at('http://10.0.0.5.nip.io')).hint).toContain(
+			'N8N_SSRF_ALLOWED_HOSTNAMES (for example 10.0.0.5.nip.io)',
+		);
 	});
 
 	it('a Base URL that is no web address: its host and origin are named as such', () => {
