@@ -76,21 +76,28 @@ const report = `reports/mutation/${partName}${{ '': '', survivors: '.recheck', t
 function rangesToRecheck() {
 	const [reports, statuses] =
 		recheck === 'timeouts' ? [[''], ['Timeout']] : [['', '.timeouts'], ['Survived', 'NoCoverage']];
+	// The timeouts' recheck also runs the mutants inside a block's range, some of them rejected by the
+	// type checker in the main run (it runs without one): only a main-run timeout is a false timeout.
+	const timedOutInMainRun = new Set();
 	const ranges = new Set();
 	for (const suffix of reports) {
 		const path = `reports/mutation/${partName}${suffix}.json`;
 		if (suffix !== '' && !existsSync(path)) continue;
-		/** @type {{ files: Record<string, { mutants: Array<{ status: string, location: { start: { line: number, column: number }, end: { line: number, column: number } } }> }> }} */
+		/** @type {{ files: Record<string, { mutants: Array<{ status: string, mutatorName: string, replacement?: string, location: MutantLocation }> }> }} */
 		const last = JSON.parse(readFileSync(path, 'utf8'));
 		for (const [file, { mutants }] of Object.entries(last.files)) {
-			for (const { status, location } of mutants) {
+			for (const { status, location, mutatorName, replacement } of mutants) {
 				const { start, end } = location;
+				const range = `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`;
+				const mutant = `${range} ${mutatorName} ${replacement}`;
+				if (suffix === '' && status === 'Timeout') timedOutInMainRun.add(mutant);
 				if (!statuses.includes(status)) continue;
+				if (suffix === '.timeouts' && !timedOutInMainRun.has(mutant)) continue;
 				// A range takes every mutant inside it: a timed-out block would bring all of its own along,
 				// each a possible hang, so it stays as the main run found it (MUTATION_RECHECK_BLOCKS=1 takes it).
 				const holdsOthers = mutants.some((other) => other.location !== location && within(other.location, location));
 				if (recheck === 'timeouts' && holdsOthers && process.env.MUTATION_RECHECK_BLOCKS !== '1') continue;
-				ranges.add(`${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`);
+				ranges.add(range);
 			}
 		}
 	}
@@ -98,7 +105,9 @@ function rangesToRecheck() {
 	return [...ranges];
 }
 
-/** @param {{ start: { line: number, column: number }, end: { line: number, column: number } }} inner @param {typeof inner} outer */
+/** @typedef {{ start: { line: number, column: number }, end: { line: number, column: number } }} MutantLocation */
+
+/** Whether `inner` lies inside `outer`. @param {MutantLocation} inner @param {MutantLocation} outer */
 function within(inner, outer) {
 	const at = (/** @type {{ line: number, column: number }} */ point) => point.line * 1e6 + point.column;
 	return at(inner.start) >= at(outer.start) && at(inner.end) <= at(outer.end);
