@@ -37,7 +37,8 @@ export function earlierAnswer(trigger: string, hash: string): Promise<boolean> |
  * Marks the delivery's events as in flight until n8n answers it. A 2xx answer comes only from the
  * trigger's execute() once n8n's deduplication store holds the events; when it says the execution
  * found none of them there (its repeats are the `knownRepeats` webhook() counted), they are cached as
- * recorded here too: in queue mode this webhook process learns of them without running execute().
+ * recorded here too (in queue mode this webhook process learns of them without running execute()),
+ * else they age the trigger's cached keys as the store's.
  */
 export function trackAnswer(trigger: string, hashes: string[], response: DeliveryResponse, knownRepeats = 0): void {
 	if (hashes.length === 0) return;
@@ -53,7 +54,7 @@ export function trackAnswer(trigger: string, hashes: string[], response: Deliver
 			const key = triggerEventKey(trigger, hash);
 			if (inFlight.get(key)?.answered === answered) inFlight.delete(key);
 		}
-		if (accepted && answerRecordedAllAsNew(body, knownRepeats)) cacheRecordedKeys(trigger, hashes);
+		if (accepted) cacheRecordedKeys(trigger, hashes, answerRecordedAllAsNew(body, knownRepeats));
 	});
 }
 

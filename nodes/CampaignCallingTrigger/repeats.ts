@@ -234,8 +234,8 @@ function decimalValue(text: string): string | undefined {
  * REMEMBERED_KEYS keys in the order they were recorded (a repeat does not move its key), and other
  * n8n processes record keys this one never sees; so a key is cached in recording order, for at most
  * CACHED_KEY_LIFETIME_MS, and only while fewer than CACHED_KEYS_PER_TRIGGER newer keys of its trigger
- * were cached here. A key is then gone from the store while still cached only if other processes
- * recorded the other half of REMEMBERED_KEYS for that trigger within CACHED_KEY_LIFETIME_MS.
+ * were handed to executions here. A key is then gone from the store while still cached only if other
+ * processes recorded the other half of REMEMBERED_KEYS for that trigger within CACHED_KEY_LIFETIME_MS.
  */
 export const CACHED_KEYS_PER_TRIGGER = REMEMBERED_KEYS / 2;
 /**
@@ -262,13 +262,20 @@ export function isRecordedRepeat(trigger: string, hash: string): boolean {
 }
 
 /**
- * Called only once an execution answered the delivery 2xx having recorded every one of these keys as
- * new: a cached key must never hide an event that was not recorded, or whose execution n8n cancelled,
- * and a key the store already held may be the next one it forgets. A key cached already keeps its
- * place, as it keeps its place in the store.
+ * Called only once an execution answered the delivery 2xx. Its keys are cached only when it recorded
+ * every one of them as new: a cached key must never hide an event that was not recorded, or whose
+ * execution n8n cancelled, and a key the store already held may be the next one it forgets. Otherwise
+ * some of them were recorded as new all the same, so as many of the trigger's oldest cached keys go,
+ * as they go from the store. A key cached already keeps its place, as it keeps its place in the store.
  */
-export function cacheRecordedKeys(trigger: string, hashes: string[]): void {
+export function cacheRecordedKeys(trigger: string, hashes: string[], recordedAsNew = true): void {
 	let cached = cachedByTrigger.get(trigger);
+	if (!recordedAsNew) {
+		for (let aged = 0; aged < hashes.length && cached !== undefined && cached.size > 0; aged++) {
+			forget(trigger, cached.keys().next().value as string);
+		}
+		return;
+	}
 	if (cached === undefined) {
 		cached = new Map();
 		cachedByTrigger.set(trigger, cached);

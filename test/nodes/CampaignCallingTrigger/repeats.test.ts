@@ -474,11 +474,22 @@ describe('the repeat window: this process never calls an event a repeat that n8n
 		expect((await send(ended({ call_id: 'c-2' }))).executed).toBe(false);
 	});
 
-	it('caches nothing of a delivery whose execution found one of its events in the store', async () => {
+	it('caches nothing of a delivery whose execution found one of its events in the store, and ages older keys by its size', async () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
 		await restartedTrigger(trigger).send(ended({ call_id: 'c-1' }));
+		await send(ended({ call_id: 'c-0' }));
+		const c0Cached = () => isRecordedRepeat(`${trigger.workflow.id}:${trigger.node.id}`, repeatKeyHash(ended({ call_id: 'c-0' }), ['data', 'call_id'], 'call.ended')!);
+		expect(c0Cached()).toBe(true);
 		expect(started(await send([ended({ call_id: 'c-1' }), ended({ call_id: 'c-2' })]))).toEqual([ended({ call_id: 'c-2' })]);
 		expect((await send(ended({ call_id: 'c-2' }))).executed).toBe(true);
+		// c-2 was recorded as new in the store all the same: c-0, cached before it, counts as one key older.
+		expect(c0Cached()).toBe(false);
+	});
+
+	it('a delivery found in the store ages the cached keys: 5,000 keys handed to executions here, cached or not, push the oldest out', () => {
+		cacheRecordedKeys('aging:node', ['oldest', 'next']);
+		cacheRecordedKeys('aging:node', ['found-in-store'], false);
+		expect([isRecordedRepeat('aging:node', 'oldest'), isRecordedRepeat('aging:node', 'next'), isRecordedRepeat('aging:node', 'found-in-store')]).toEqual([false, true, false]);
 	});
 });
 
