@@ -239,10 +239,12 @@ function decimalValue(text: string): string | undefined {
  */
 export const CACHED_KEYS_PER_TRIGGER = REMEMBERED_KEYS / 2;
 /**
- * The cache serves the service's retries of an answered event, which come once its attempt timed out;
- * later copies start a short execution that asks the store.
+ * The cache serves the service's retries of an answered event, which come once its attempt timed out
+ * (within 2 minutes at the module's defaults); later copies start a short execution that asks the store.
+ * Longer would let fewer events from other processes outdate a cached key; shorter, more repeats cost
+ * an execution.
  */
-export const CACHED_KEY_LIFETIME_MS = 2 * 60_000;
+export const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
 /** Bounds the cache as a whole, so the keys of a trigger that was deactivated or deleted age out. */
 export const MAX_CACHED_KEYS = 50_000;
 /** Per trigger, key → when it was cached, oldest first. */
