@@ -59,9 +59,10 @@ export function trackAnswer(trigger: string, hashes: string[], response: Deliver
 }
 
 /**
- * Resolves once n8n answers the delivery, with whether it was 2xx and the body it sent. n8n answers through the response's
- * end() even after the sender stopped waiting, when Node emits no 'finish' on it, so end() is where
- * the answer is seen, in the process that took the delivery (also when a queue-mode worker ran it).
+ * Resolves once n8n answers the delivery, with whether it was 2xx and the body it sent (Express's
+ * res.json ends with it). n8n answers through the response's end() even after the sender stopped
+ * waiting, when Node emits no 'finish' on it, so end() is where the answer is seen, in the process
+ * that took the delivery (also when a queue-mode worker ran it).
  */
 function whenAnswered(response: DeliveryResponse): Promise<{ accepted: boolean; body: unknown }> {
 	return new Promise((resolve) => {
