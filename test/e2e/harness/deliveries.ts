@@ -306,11 +306,13 @@ function triggerMarkers(execution: Execution): unknown[] {
  * The workflow's executions once n8n has handled everything sent to it before a marker: a negative check
  * ("this started no execution") that does not end on a fixed sleep, which a loaded machine outlasts.
  * Call it after the delivery of a new event carrying `marker` (from settleMarker) was answered, that
- * delivery sent after every delivery the check is about had been answered. It waits until the execution
- * holding the marker has finished, nothing is running, and two reads in a row list the same executions
- * with the same statuses; then returns them with data, oldest first, without those holding any settle
- * marker (this one or an earlier check's), so a check can compare them with what it expects. It throws
- * when the marker's execution has not finished within `timeoutMs`.
+ * delivery sent after every delivery the check is about had been answered. n8n creates a delivery's
+ * execution while it handles the delivery, and starts the executions it holds for a slot in the order
+ * it took them, so once the marker's execution has run, an execution of an earlier delivery exists.
+ * It waits until the execution holding the marker has finished, nothing is running, and two reads in a
+ * row list the same executions with the same statuses; then returns them with data, oldest first,
+ * without those holding any settle marker (this one or an earlier check's), so a check can compare them
+ * with what it expects. It throws when the marker's execution has not finished within `timeoutMs`.
  */
 export async function executionsBeforeMarker(n8n: N8nInstance, workflowId: string, marker: string, timeoutMs = 180_000): Promise<Execution[]> {
 	const deadline = Date.now() + timeoutMs;
