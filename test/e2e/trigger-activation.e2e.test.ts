@@ -279,7 +279,7 @@ function deliverySettingsAndEarlyDeliveries({ label, version, extraEnv }: Setup)
 			// The first module is registered and the second registration has reached the service, unanswered.
 			const secondRegistrationWaiting = () => modulesAt(url).length === 1 && registrationsSent() - sentBefore === 2;
 			const started = Date.now();
-			while (!secondRegistrationWaiting() && Date.now() - started < 120_000) await sleep(50);
+			while (!secondRegistrationWaiting() && !activationSettled && Date.now() - started < 120_000) await sleep(50);
 			expect({ modules: modulesAt(url).length, registrations: registrationsSent() - sentBefore, activationSettled }).toEqual({
 				modules: 1,
 				registrations: 2,
