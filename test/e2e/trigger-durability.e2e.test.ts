@@ -117,6 +117,64 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		if (userFolder && !process.env.E2E_KEEP_WORK) rmSync(userFolder, { recursive: true, force: true });
 	});
 
+	describe('what the trigger reads of a delivery', () => {
+		const send = async (url: string, secret: string, contentType: string, body: string): Promise<DeliveryAnswer> =>
+			await sendDelivery(url, { headers: [['content-type', contentType], [SECRET_HEADER, secret], ['x-request-id', 'r-e2e']], body });
+
+		it("reads what n8n parses as JSON (application/json, with parameters); answers any other JSON type 415, naming it and application/json, and starts nothing", async () => {
+			const target = await activeTrigger('content types', { ignoreRepeats: true });
+			const { url, secret } = target;
+			const refused = ['application/vnd.campaign+json', 'text/json', 'application/problem+json'];
+			for (const contentType of refused) {
+				const answer = await send(url, secret, `${contentType}; charset=utf-8`, JSON.stringify(event(`refused ${contentType}`)));
+				expect([answer.status, JSON.parse(answer.text)]).toEqual([
+					415,
+					{
+						status: 'error',
+						message: `The delivery came with Content-Type ${contentType}, whose body n8n does not read as JSON: send the event as a JSON object with Content-Type: application/json`,
+					},
+				]);
+			}
+			const read = await send(url, secret, 'Application/JSON; charset=UTF-8', JSON.stringify(event('read')));
+			expect([read.status, JSON.parse(read.text)]).toEqual([200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }]);
+			// Once n8n has handled all of them: the refused ones started nothing.
+			expect(markers(await executionsSoFar(target))).toEqual(['read']);
+		});
+
+		it("Include Headers keeps an event's own headers field, and gives the delivery's headers (without the secret) to an event without one", async () => {
+			const target = await activeTrigger('include headers', { includeHeaders: true, ignoreRepeats: false });
+			const { url, secret } = target;
+			const own = { ...event('own headers'), headers: { from: '+14155550123', sip: ['a', 'b'] } };
+			const plain = event('no headers');
+			const answer = await send(url, secret, 'application/json', JSON.stringify([own, plain]));
+			expect(answer.status).toBe(200);
+			const [execution] = await executionsSoFar(target);
+			const [first, second] = nodeOutput(execution, TRIGGER_NODE_NAME);
+			expect(first).toEqual(own);
+			expect(second).toMatchObject({ ...plain, headers: { 'x-request-id': 'r-e2e', 'content-type': 'application/json' } });
+			expect(JSON.stringify(second)).not.toContain(secret);
+		});
+
+		it('Repeat Key on an id beyond 2^53: ids that differ only in digits a double drops run each, the same id again is a repeat, answered by this process without an execution', async () => {
+			const target = await activeTrigger('big ids', { ignoreRepeats: true, repeatKey: 'data.id' });
+			const { url, secret } = target;
+			const raw = (id: string, marker: string) => `{"event_type":"call.ended","data":{"id":${id},"marker":"${marker}"}}`;
+			const answers: Array<[number, unknown]> = [];
+			for (const [id, marker] of [['12345678901234567891', 'one'], ['12345678901234567892', 'two'], ['12345678901234567891', 'one again']]) {
+				const answer = await send(url, secret, 'application/json', raw(id, marker));
+				answers.push([answer.status, JSON.parse(answer.text)]);
+			}
+			expect(answers).toEqual([
+				[200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }],
+				[200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }],
+				[200, { status: 'ok', received: 1, accepted: 0, repeats: 1 }],
+			]);
+			// Two executions once n8n has handled all four deliveries: the repeat started none.
+			const executions = await executionsSoFar(target);
+			expect([executions.length, markers(executions)]).toEqual([2, ['one', 'two']]);
+		});
+	});
+
 	let wholeBody: { trigger: WorkflowNode; workflowId: string; url: string; secret: string };
 	let byCallId: { trigger: WorkflowNode; workflowId: string; url: string; secret: string };
 	const firstEvent = event('whole-1');

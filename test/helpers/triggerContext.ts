@@ -373,14 +373,15 @@ export class FakeResponse extends EventEmitter {
 
 	json(body: unknown): this {
 		this.body = body;
-		return this.end();
+		// As Express's res.json does: the serialized body goes out through end().
+		return this.end(JSON.stringify(body));
 	}
 
 	send(body: unknown): this {
 		return this.json(body);
 	}
 
-	end(): this {
+	end(_chunk?: unknown): this {
 		this.writableEnded = true;
 		return this;
 	}

@@ -74,3 +74,30 @@ describe('the trigger run on items without a delivery', () => {
 		expect(answer).toEqual({});
 	});
 });
+
+describe('Include Headers', () => {
+	async function deliverWithHeaders(body: unknown) {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: { includeHeaders: true, ignoreRepeats: false } }, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
+		await trigger.activate();
+		const secret = moduleSecret(simulator, trigger.webhookUrl);
+		const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret, 'x-request-id': 'r-1' }, body });
+		return { outcome, secret, items: outcome.output?.map((item) => item.json) ?? [] };
+	}
+
+	it("never replaces the event's own headers field: that event keeps it, and its item carries no delivery headers", async () => {
+		const own = { event_type: 'call.ended', headers: { from: '+14155550123', sip: ['a', 'b'] } };
+		const plain = { event_type: 'call.ended', data: { call_id: 'c-1' } };
+		const { outcome, secret, items } = await deliverWithHeaders([own, plain]);
+		expect(outcome.statusCode).toBe(200);
+		expect(items[0]).toEqual(own);
+		// The event without one gets the delivery's headers there, without the secret.
+		expect(items[1]).toMatchObject({ ...plain, headers: { 'x-request-id': 'r-1' } });
+		expect(JSON.stringify(items)).not.toContain(secret);
+	});
+
+	it('keeps a headers field the event has even when it is null', async () => {
+		const own = { event_type: 'call.ended', headers: null };
+		const { items } = await deliverWithHeaders(own);
+		expect(items).toEqual([own]);
+	});
+});
