@@ -350,11 +350,43 @@ describe('the trigger in the editor', () => {
 		expect({ version, defaultVersion }).toEqual({ version: 2, defaultVersion: undefined });
 	});
 
-	it('warns, in at most two sentences, that activation and "Listen for test event" both leave modules at the service', () => {
+	it('warns, in two sentences, that activation and "Listen for test event" leave modules at the service, and shows the way that registers nothing', () => {
 		const notice = new CampaignCallingTrigger().description.properties.find((property) => property.type === 'notice');
 		expect(notice?.displayName).toMatch(/^Activating this workflow, and "Listen for test event", register one webhook module per selected event/);
-		expect(notice?.displayName).toMatch(/keeps them after deactivation/);
+		expect(notice?.displayName).toMatch(/keeps them after deactivation; listening again reuses them until n8n restarts\./);
+		expect(notice?.displayName).toMatch(/To see an item without registering anything, pin the sample event from the docs with "set mock data" in the output panel\.$/);
 		expect(notice?.displayName.split(/\.\s/)).toHaveLength(2);
+	});
+
+	describe('"Listen for test event" (n8n starts each listen from empty static data and saves none of it)', () => {
+		const TEST_BASE_URL = 'http://127.0.0.1:5678/webhook-test';
+		const EVENTS = ['call.ended', 'call.failed'];
+
+		/** One listen as n8n's TestWebhooks runs it: a Workflow with empty static data, checkExists, then create if needed. */
+		async function listen(nodeType: CampaignCallingTrigger, workflowId: string): Promise<TriggerHarness> {
+			const listening = new TriggerHarness({ events: EVENTS }, credentials(), TEST_BASE_URL, { workflowId, staticData: {}, nodeType });
+			await listening.activate();
+			return listening;
+		}
+
+		it('three listens in one n8n process register one module per event, and each listen accepts its deliveries', async () => {
+			const nodeType = new CampaignCallingTrigger();
+			const listens = [];
+			for (let count = 0; count < 3; count += 1) listens.push(await listen(nodeType, 'listened-workflow'));
+			const modules = modulesFor(simulator, listens[0].webhookUrl);
+			expect(modules.map((module) => module.event)).toEqual(EVENTS);
+			for (const { event, secret } of modules) {
+				const outcome = await listens[2].deliver({ headers: { [SECRET_HEADER]: secret, 'x-campaign-calling-event': event }, body: {}, mode: 'manual' });
+				expect([event, outcome.statusCode]).toEqual([event, 200]);
+			}
+		});
+
+		it('the first listen after n8n restarts registers each event again: nothing n8n gives a listen outlives the process', async () => {
+			const first = await listen(new CampaignCallingTrigger(), 'restarted-workflow');
+			const restarted = restartedTrigger(first, {});
+			await listen(restarted.nodeType, 'restarted-workflow');
+			expect(modulesFor(simulator, first.webhookUrl).map((module) => module.event)).toEqual([...EVENTS, ...EVENTS]);
+		});
 	});
 
 	it('shows Ignore Repeats with the default the code applies when the option was never added', () => {
