@@ -124,19 +124,28 @@ describeEachVersion('an editing session with the trigger in n8n %s: the modules 
 		await n8n.api.deleteWorkflow(workflowId);
 	});
 
-	it("the docs' sample event pinned as the trigger's output: Execute step gives the item at once and registers nothing at the service", async () => {
+	it("the same session with the docs' sample event pinned instead of listening: each run gives the item at once, and only activation registers modules", async () => {
 		const trigger = campaignCallingTriggerNode(EVENTS, credential);
 		const sample = documentedSample();
 		const workflowId = await savedWorkflow('editing session: sample pinned', trigger, { [TRIGGER_NODE_NAME]: [{ json: sample }] });
+		const productionUrl = `${n8n.webhookUrl}webhook/${trigger.webhookId}/webhook`;
 		simulator.reset();
 
-		for (let run = 1; run <= 3; run += 1) {
+		const runWithSample = async (run: number) => {
 			const started = await runFromTrigger(workflowId);
 			expect(started?.waitingForWebhook).toBeUndefined();
 			const executions = await n8n.api.waitForExecutions(workflowId, run, 60_000);
 			expect(nodeOutput(executions.at(-1)!, TRIGGER_NODE_NAME)).toEqual([sample]);
-		}
+		};
+		for (let run = 1; run <= 3; run += 1) await runWithSample(run);
+		await restart();
+		await runWithSample(4);
 		expect(simulator.requests.map((request) => `${request.method} ${request.path}`)).toEqual([]);
+
+		await n8n.api.activate(workflowId);
+		log(`n8n ${version} editing session with the sample pinned: ${simulator.state.webhookModules.size} modules in all`);
+		expect(modulesFor(productionUrl).map((record) => record.event_type)).toEqual(EVENTS);
+		expect(simulator.state.webhookModules.size).toBe(EVENTS.length);
 		await n8n.api.deleteWorkflow(workflowId);
 	});
 });
