@@ -95,32 +95,37 @@ describeEachVersion('an editing session with the trigger in n8n %s: the modules 
 		expect(nodeOutput(executions.at(-1)!, TRIGGER_NODE_NAME).map((item) => (item.data as { marker?: string }).marker)).toEqual([marker]);
 	}
 
-	it('listen three times, restart n8n, listen again, activate: one test module per event per n8n process, one production module per event', async () => {
+	it('listen three times, restart n8n, listen again, activate: one test module per event per n8n process, one production module per event; after a restart with the workflow active, a listen registers nothing', async () => {
 		const trigger = campaignCallingTriggerNode(EVENTS, credential);
 		const workflowId = await savedWorkflow('editing session', trigger);
 		const testUrl = `${n8n.webhookUrl}webhook-test/${trigger.webhookId}/webhook`;
 		const productionUrl = `${n8n.webhookUrl}webhook/${trigger.webhookId}/webhook`;
 		simulator.reset();
+		const counted = (stage: string) => {
+			const counts = { test: modulesFor(testUrl).length, production: modulesFor(productionUrl).length, all: simulator.state.webhookModules.size };
+			log(`n8n ${version} editing session (${EVENTS.length} events, package ${process.env.E2E_PACKAGE_ROOT ?? process.cwd()}), ${stage}: ${JSON.stringify(counts)}`);
+			return counts;
+		};
 
 		for (let listen = 0; listen < 3; listen += 1) await listenOnce(workflowId, testUrl, listen);
-		const afterThreeListens = modulesFor(testUrl).length;
+		const afterThreeListens = counted('3 listens');
 		await restart();
 		await listenOnce(workflowId, testUrl, 3);
-		const afterRestart = modulesFor(testUrl).length;
+		const afterRestart = counted('restart, 4th listen');
 		await n8n.api.activate(workflowId);
-		const production = modulesFor(productionUrl).length;
-		const total = simulator.state.webhookModules.size;
-		log(
-			`n8n ${version} editing session (${EVENTS.length} events, package ${process.env.E2E_PACKAGE_ROOT ?? process.cwd()}): ` +
-				`${afterThreeListens} test modules after 3 listens, ${afterRestart} after the restart and a 4th listen, ${production} production modules; ${total} in all`,
-		);
+		const afterActivation = counted('activation');
+		// The session as a user goes on: n8n restarts with the workflow active (it reactivates it), and a listen follows.
+		await restart();
+		await listenOnce(workflowId, testUrl, 4);
+		const afterActiveRestart = counted('restart with the workflow active, 5th listen');
 
-		// Within one n8n process the test modules are reused across listens; n8n gives a test listen no
-		// storage that outlives the process, so the first listen after a restart registers each event again.
-		expect(afterThreeListens).toBe(EVENTS.length);
-		expect(afterRestart).toBe(2 * EVENTS.length);
-		expect(production).toBe(EVENTS.length);
-		expect(total).toBe(3 * EVENTS.length);
+		// Within one n8n process the test modules are reused across listens. n8n gives a listen no stored
+		// static data, so the first listen after a restart registers each event again, unless an activation
+		// stored the test modules' records and n8n's reactivation at start read them back.
+		expect(afterThreeListens).toEqual({ test: EVENTS.length, production: 0, all: EVENTS.length });
+		expect(afterRestart).toEqual({ test: 2 * EVENTS.length, production: 0, all: 2 * EVENTS.length });
+		expect(afterActivation).toEqual({ test: 2 * EVENTS.length, production: EVENTS.length, all: 3 * EVENTS.length });
+		expect(afterActiveRestart).toEqual(afterActivation);
 		await n8n.api.deleteWorkflow(workflowId);
 	});
 

@@ -381,11 +381,31 @@ describe('the trigger in the editor', () => {
 			}
 		});
 
-		it('the first listen after n8n restarts registers each event again: nothing n8n gives a listen outlives the process', async () => {
+		it('control: the first listen after n8n restarts, with the workflow not activated since, registers each event again', async () => {
 			const first = await listen(new CampaignCallingTrigger(), 'restarted-workflow');
 			const restarted = restartedTrigger(first, {});
 			await listen(restarted.nodeType, 'restarted-workflow');
 			expect(modulesFor(simulator, first.webhookUrl).map((module) => module.event)).toEqual([...EVENTS, ...EVENTS]);
+		});
+
+		it('after an activation stored them, a restarted n8n that reactivates the workflow reuses the test modules: the next listen registers nothing and accepts their deliveries', async () => {
+			const workflowId = 'activated-after-listening';
+			const beforeRestart = new CampaignCallingTrigger();
+			const listened = await listen(beforeRestart, workflowId);
+			const production = new TriggerHarness({ events: EVENTS }, credentials(), undefined, { workflowId, staticData: {}, nodeType: beforeRestart });
+			await production.activate();
+
+			// n8n restarts and reactivates the active workflow from its stored static data, then the user listens again.
+			const reactivated = restartedTrigger(production, production.savedStaticData());
+			await reactivated.activate();
+			const listenedAgain = await listen(reactivated.nodeType, workflowId);
+
+			expect(modulesFor(simulator, listened.webhookUrl).map((module) => module.event)).toEqual(EVENTS);
+			expect(modulesFor(simulator, production.webhookUrl).map((module) => module.event)).toEqual(EVENTS);
+			for (const { event, secret } of modulesFor(simulator, listened.webhookUrl)) {
+				const outcome = await listenedAgain.deliver({ headers: { [SECRET_HEADER]: secret, 'x-campaign-calling-event': event }, body: {}, mode: 'manual' });
+				expect([event, outcome.statusCode]).toEqual([event, 200]);
+			}
 		});
 	});
 
