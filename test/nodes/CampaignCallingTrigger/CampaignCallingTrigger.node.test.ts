@@ -353,7 +353,7 @@ describe('the trigger in the editor', () => {
 	it('warns, in two sentences, that activation and "Listen for test event" leave modules at the service, and shows the way that registers nothing', () => {
 		const notice = new CampaignCallingTrigger().description.properties.find((property) => property.type === 'notice');
 		expect(notice?.displayName).toMatch(/^Activating this workflow, and "Listen for test event", register one webhook module per selected event/);
-		expect(notice?.displayName).toMatch(/keeps them after deactivation; listening again reuses them until n8n restarts\./);
+		expect(notice?.displayName).toMatch(/keeps them after deactivation; listening again reuses them while n8n runs \(after a restart, see the docs\)\./);
 		expect(notice?.displayName).toMatch(/To see an item without registering anything, pin the sample event from the docs with "set mock data" in the output panel\.$/);
 		expect(notice?.displayName.split(/\.\s/)).toHaveLength(2);
 	});
