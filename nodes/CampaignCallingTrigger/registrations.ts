@@ -105,7 +105,7 @@ export function rememberRegistration(trigger: string, url: string, event: string
 	registeredHere.set(trigger, records);
 }
 
-/** The stored records with this process's newer registrations for the trigger laid over them. */
+/** The stored records, what this process read of the trigger's records before filling their gaps, and its newer registrations laid over both. */
 export function currentModuleRecords(staticData: IDataObject, trigger: string): ModuleRecords {
 	return recallRegistrations(trigger, readModuleRecords(staticData)).records;
 }
