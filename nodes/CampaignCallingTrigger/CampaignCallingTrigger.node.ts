@@ -53,8 +53,9 @@ export class CampaignCallingTrigger implements INodeType {
 		],
 		properties: [
 			{
+				// The service cannot remove modules; across n8n's restarts a listen keeps only what an activation stored.
 				displayName:
-					'Activating this workflow, and "Listen for test event", register one webhook module per selected event at the service, which keeps them after deactivation. See the docs for when modules are reused.',
+					'Activating this workflow, and "Listen for test event", register one webhook module per selected event at the service, which keeps them after deactivation; listening again reuses them while n8n runs (after a restart, see the docs). To see an item without registering anything, pin the sample event from the docs with "set mock data" in the output panel.',
 				name: 'notice',
 				type: 'notice',
 				default: '',

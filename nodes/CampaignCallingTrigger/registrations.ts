@@ -83,6 +83,17 @@ export function isKnownSecret(records: ModuleRecords, presented: string): boolea
  */
 const registeredHere = new Map<string, ModuleRecords>();
 
+/**
+ * Records this n8n process has read in each trigger's stored static data, the newest read per URL and
+ * event. n8n gives "Listen for test event" no stored static data: each listen starts from an empty copy
+ * and n8n saves none of it (`TestWebhooks.toWorkflow`; manual executions save no static data). The test
+ * URL's records reach n8n's database only with an activation, which stores this process's registrations
+ * beside its own, and come back when the workflow is activated or deactivated again, or reactivated as
+ * n8n starts. The service never removes a module, so a record once stored still describes a module that
+ * delivers with that secret: a listen reuses it, under the stored records and this process's registrations.
+ */
+const readFromStore = new Map<string, ModuleRecords>();
+
 /** Identifies a trigger node across n8n's Workflow objects: its workflow's id and its own id. */
 export function triggerKey(workflowId: string | undefined, nodeId: string): string {
 	return `${workflowId ?? ''}:${nodeId}`;
@@ -94,7 +105,7 @@ export function rememberRegistration(trigger: string, url: string, event: string
 	registeredHere.set(trigger, records);
 }
 
-/** The stored records with this process's newer registrations for the trigger laid over them. */
+/** The stored records, what this process read of the trigger's records before filling their gaps, and its newer registrations laid over both. */
 export function currentModuleRecords(staticData: IDataObject, trigger: string): ModuleRecords {
 	return recallRegistrations(trigger, readModuleRecords(staticData)).records;
 }
@@ -109,6 +120,16 @@ export function restoreModuleRecords(staticData: IDataObject, trigger: string): 
 function recallRegistrations(trigger: string, stored: ModuleRecords): { records: ModuleRecords; changed: boolean } {
 	const records = structuredClone(stored);
 	let changed = false;
+	const read = readFromStore.get(trigger) ?? {};
+	for (const [url, modules] of Object.entries(stored)) Object.assign((read[url] ??= {}), structuredClone(modules));
+	readFromStore.set(trigger, read);
+	for (const [url, modules] of Object.entries(read)) {
+		for (const [event, record] of Object.entries(modules)) {
+			if (records[url]?.[event] !== undefined) continue;
+			(records[url] ??= {})[event] = { ...record };
+			changed = true;
+		}
+	}
 	for (const [url, modules] of Object.entries(registeredHere.get(trigger) ?? {})) {
 		for (const [event, record] of Object.entries(modules)) {
 			if (records[url]?.[event]?.verifier === record.verifier) continue;

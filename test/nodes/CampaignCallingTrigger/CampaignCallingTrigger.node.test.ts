@@ -350,11 +350,63 @@ describe('the trigger in the editor', () => {
 		expect({ version, defaultVersion }).toEqual({ version: 2, defaultVersion: undefined });
 	});
 
-	it('warns, in at most two sentences, that activation and "Listen for test event" both leave modules at the service', () => {
+	it('warns, in two sentences, that activation and "Listen for test event" leave modules at the service, and shows the way that registers nothing', () => {
 		const notice = new CampaignCallingTrigger().description.properties.find((property) => property.type === 'notice');
 		expect(notice?.displayName).toMatch(/^Activating this workflow, and "Listen for test event", register one webhook module per selected event/);
-		expect(notice?.displayName).toMatch(/keeps them after deactivation/);
+		expect(notice?.displayName).toMatch(/keeps them after deactivation; listening again reuses them while n8n runs \(after a restart, see the docs\)\./);
+		expect(notice?.displayName).toMatch(/To see an item without registering anything, pin the sample event from the docs with "set mock data" in the output panel\.$/);
 		expect(notice?.displayName.split(/\.\s/)).toHaveLength(2);
+	});
+
+	describe('"Listen for test event" (n8n starts each listen from empty static data and saves none of it)', () => {
+		const TEST_BASE_URL = 'http://127.0.0.1:5678/webhook-test';
+		const EVENTS = ['call.ended', 'call.failed'];
+
+		/** One listen as n8n's TestWebhooks runs it: a Workflow with empty static data, checkExists, then create if needed. */
+		async function listen(nodeType: CampaignCallingTrigger, workflowId: string): Promise<TriggerHarness> {
+			const listening = new TriggerHarness({ events: EVENTS }, credentials(), TEST_BASE_URL, { workflowId, staticData: {}, nodeType });
+			await listening.activate();
+			return listening;
+		}
+
+		it('three listens in one n8n process register one module per event, and each listen accepts its deliveries', async () => {
+			const nodeType = new CampaignCallingTrigger();
+			const listens = [];
+			for (let count = 0; count < 3; count += 1) listens.push(await listen(nodeType, 'listened-workflow'));
+			const modules = modulesFor(simulator, listens[0].webhookUrl);
+			expect(modules.map((module) => module.event)).toEqual(EVENTS);
+			for (const { event, secret } of modules) {
+				const outcome = await listens[2].deliver({ headers: { [SECRET_HEADER]: secret, 'x-campaign-calling-event': event }, body: {}, mode: 'manual' });
+				expect([event, outcome.statusCode]).toEqual([event, 200]);
+			}
+		});
+
+		it('control: the first listen after n8n restarts, with the workflow not activated since, registers each event again', async () => {
+			const first = await listen(new CampaignCallingTrigger(), 'restarted-workflow');
+			const restarted = restartedTrigger(first, {});
+			await listen(restarted.nodeType, 'restarted-workflow');
+			expect(modulesFor(simulator, first.webhookUrl).map((module) => module.event)).toEqual([...EVENTS, ...EVENTS]);
+		});
+
+		it('after an activation stored them, a restarted n8n that reactivates the workflow reuses the test modules: the next listen registers nothing and accepts their deliveries', async () => {
+			const workflowId = 'activated-after-listening';
+			const beforeRestart = new CampaignCallingTrigger();
+			const listened = await listen(beforeRestart, workflowId);
+			const production = new TriggerHarness({ events: EVENTS }, credentials(), undefined, { workflowId, staticData: {}, nodeType: beforeRestart });
+			await production.activate();
+
+			// n8n restarts and reactivates the active workflow from its stored static data, then the user listens again.
+			const reactivated = restartedTrigger(production, production.savedStaticData());
+			await reactivated.activate();
+			const listenedAgain = await listen(reactivated.nodeType, workflowId);
+
+			expect(modulesFor(simulator, listened.webhookUrl).map((module) => module.event)).toEqual(EVENTS);
+			expect(modulesFor(simulator, production.webhookUrl).map((module) => module.event)).toEqual(EVENTS);
+			for (const { event, secret } of modulesFor(simulator, listened.webhookUrl)) {
+				const outcome = await listenedAgain.deliver({ headers: { [SECRET_HEADER]: secret, 'x-campaign-calling-event': event }, body: {}, mode: 'manual' });
+				expect([event, outcome.statusCode]).toEqual([event, 200]);
+			}
+		});
 	});
 
 	it('shows Ignore Repeats with the default the code applies when the option was never added', () => {

@@ -82,6 +82,23 @@ describe('static data', () => {
 		expect(restoreModuleRecords(staticData, trigger)).toEqual({ [URL]: { 'call.ended': record('newer') } });
 		expect(staticData.modules).toEqual({ [URL]: { 'call.ended': record('newer') } });
 	});
+
+	it("that is empty (n8n's test listen) gets the records this process read in the trigger's stored static data; stored ones win, and this process's registrations over both", () => {
+		const trigger = triggerKey('workflow-read-from-store', 'node-1');
+		const TEST_URL = URL.replace('/webhook/', '/webhook-test/');
+		const stored: IDataObject = { modules: { [URL]: { 'call.ended': record('production') }, [TEST_URL]: { 'call.ended': record('test, stored') } } as unknown as IDataObject };
+		restoreModuleRecords(stored, trigger);
+
+		const listening: IDataObject = {};
+		expect(restoreModuleRecords(listening, trigger)).toEqual({ [URL]: { 'call.ended': record('production') }, [TEST_URL]: { 'call.ended': record('test, stored') } });
+		expect(readModuleRecords(listening)).toEqual(readModuleRecords(stored));
+
+		const other: IDataObject = { modules: { [TEST_URL]: { 'call.ended': record('test, in this copy') } } as unknown as IDataObject };
+		expect(restoreModuleRecords(other, trigger)[TEST_URL]).toEqual({ 'call.ended': record('test, in this copy') });
+		rememberRegistration(trigger, TEST_URL, 'call.ended', record('test, registered here'));
+		expect(restoreModuleRecords({}, trigger)[TEST_URL]).toEqual({ 'call.ended': record('test, registered here') });
+		expect(restoreModuleRecords({}, triggerKey('another-workflow', 'node-1'))).toEqual({});
+	});
 });
 
 describe('a trigger\'s key', () => {
