@@ -2,8 +2,9 @@
  * `npm run demo`: a local n8n 2.x with this package installed, the service simulator, a ready credential
  * and the example workflows, to try the nodes in the editor. Run from the repo root after `npm run build`
  * (the npm script, through scripts/bootstrap.sh, builds first). N8N_PORT (default 5678) and SIMULATOR_PORT
- * (default: a free one) choose the ports. n8n's data, edits to the examples and the webhook modules the
- * simulator holds are kept between runs; Ctrl-C (or SIGTERM) stops n8n and the simulator.
+ * (default: a free one) choose the ports. n8n's data, edits to the examples, the webhook modules the
+ * simulator holds and the examples' webhook secret are kept between runs; Ctrl-C (or SIGTERM) stops n8n
+ * and the simulator.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -15,7 +16,17 @@ import type { N8nInstance } from '../test/e2e/harness/n8n.ts';
 import { beginRun, log, setLogPrefix } from '../test/e2e/harness/process.ts';
 import { cacheDir } from '../test/e2e/harness/runtime.ts';
 import type { N8nVersion } from '../test/e2e/harness/runtime.ts';
-import { DEMO_CREDENTIAL_NAME, EXAMPLES, installExamples, MCP_DEMO_TOKEN, mcpExamplePath, OPENAI_PLACEHOLDER_CREDENTIAL_NAME } from './examples.ts';
+import {
+	DEMO_CREDENTIAL_NAME,
+	EXAMPLES,
+	installExamples,
+	MCP_DEMO_TOKEN,
+	mcpExamplePath,
+	newWebhookSecret,
+	OPENAI_PLACEHOLDER_CREDENTIAL_NAME,
+	WEBHOOK_SECRET_CREDENTIAL_NAME,
+	WEBHOOK_SECRET_HEADER,
+} from './examples.ts';
 
 const VERSION: N8nVersion = '2.41.1';
 const DEFAULT_N8N_PORT = 5678;
@@ -24,6 +35,8 @@ const READY_TIMEOUT_MS = 600_000;
 const USER_FOLDER = join(cacheDir(), 'demo-user-folder');
 /** The simulator forgets everything when it stops; the modules n8n registered in it are kept here for the next run. */
 const MODULES_FILE = join(USER_FOLDER, 'simulator-modules.json');
+/** The secret of the examples' Header Auth credential: made on the first run, kept for the next ones. */
+const WEBHOOK_SECRET_FILE = join(USER_FOLDER, 'webhook-secret');
 const startedAt = Date.now();
 
 let n8n: N8nInstance | undefined;
@@ -88,6 +101,14 @@ function saveModules(source: Simulator): void {
 	writeFileSync(MODULES_FILE, JSON.stringify({ webhookModules: [...webhookModules], integrationModules: [...integrationModules] }));
 }
 
+/** This demo's webhook secret: random, made once per user folder (readable by its owner only) and reused after. */
+function webhookSecret(): string {
+	if (existsSync(WEBHOOK_SECRET_FILE)) return readFileSync(WEBHOOK_SECRET_FILE, 'utf8').trim();
+	const secret = newWebhookSecret();
+	writeFileSync(WEBHOOK_SECRET_FILE, `${secret}\n`, { mode: 0o600 });
+	return secret;
+}
+
 /** Exits (stopping the simulator) when n8n goes away on its own, rather than leaving a dead demo waiting. */
 function watchN8n(instance: N8nInstance): void {
 	let failures = 0;
@@ -127,7 +148,8 @@ async function main(): Promise<void> {
 	n8n = await startN8n({ version: VERSION, withPackage: true, port: n8nPort, userFolder: USER_FOLDER, readyTimeoutMs: READY_TIMEOUT_MS });
 
 	log('setting up the credential and the example workflows');
-	const imported = await installExamples(n8n, simulator.url);
+	const secret = webhookSecret();
+	const imported = await installExamples(n8n, simulator.url, secret);
 	saveModules(simulator);
 	const callEnded = imported.find((each) => each.file === EXAMPLES.callEnded);
 	watchN8n(n8n);
@@ -151,10 +173,14 @@ async function main(): Promise<void> {
 			'',
 			`  Play a call, so "${callEnded?.name}" runs (see its Executions tab):`,
 			`    curl -X POST ${simulator.url}/__sim/play-call`,
+			`  The examples' Webhook nodes ask for a header (Header Auth, the credential "${WEBHOOK_SECRET_CREDENTIAL_NAME}");`,
+			'  without it n8n answers 403 and nothing runs, so no one who finds the URL can add contacts:',
+			`    ${WEBHOOK_SECRET_HEADER}: ${secret}`,
 			'  Send a lead: open the new-lead workflow, click "Execute workflow", then',
-			`    curl -X POST ${n8n.url}webhook-test/new-lead -H 'content-type: application/json' -d '${lead}'`,
+			`    curl -X POST ${n8n.url}webhook-test/new-lead -H 'content-type: application/json' \\`,
+			`      -H '${WEBHOOK_SECRET_HEADER}: ${secret}' -d '${lead}'`,
 			'  Call, then act on the outcome: open its workflow, click "Execute workflow", send it a lead as above to',
-			`    ${n8n.url}webhook-test/call-then-act, then play that contact's call (its id is in Add to Campaign's output):`,
+			`    ${n8n.url}webhook-test/call-then-act (with the header), then play that contact's call (its id is in Add to Campaign's output):`,
 			`    curl -X POST ${simulator.url}/__sim/play-call -H 'content-type: application/json' -d '{"contact_id": "<id>"}'`,
 			'    Its first check comes after 5 minutes (Wait Between Checks).',
 			`  What the service received:  curl ${simulator.url}/__sim/requests`,
@@ -165,7 +191,8 @@ async function main(): Promise<void> {
 			`  The human review example needs a model: put your OpenAI key in the credential "${OPENAI_PLACEHOLDER_CREDENTIAL_NAME}".`,
 			'',
 			`  Kept between runs in ${n8n.userFolder}: n8n's data, your edits to the examples (a deleted example`,
-			`  comes back on the next start) and the simulator's webhook modules. Delete that folder to start afresh.`,
+			`  comes back on the next start), the simulator's webhook modules and the webhook secret (in webhook-secret;`,
+			`  each start sets the credential "${WEBHOOK_SECRET_CREDENTIAL_NAME}" to it). Delete that folder to start afresh.`,
 			`  n8n's log: ${n8n.logFile}`,
 			'  Ctrl-C stops n8n and the simulator.',
 			'',

@@ -3,6 +3,7 @@
  * n8n: shared by `npm run demo`, `npm run screenshots` and the examples e2e test, so all of them import
  * exactly what users import.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO } from '../test/simulator/server.ts';
@@ -38,6 +39,25 @@ const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
 export const HUMAN_REVIEW_EXAMPLE = 'agent-human-review.json' as const;
 export const OPENAI_PLACEHOLDER_CREDENTIAL_NAME = 'OpenAI account';
 const OPENAI_CREDENTIAL_TYPE = 'openAiApi';
+
+/**
+ * The Header Auth credential the examples' public Webhook nodes ask for: a request without its header is
+ * refused before the workflow runs, so no one who merely finds the URL can add contacts (billed calls).
+ */
+export const WEBHOOK_SECRET_CREDENTIAL_NAME = 'Lead webhook secret (demo)';
+export const HEADER_AUTH_CREDENTIAL_TYPE = 'httpHeaderAuth';
+/** The header the demo's Header Auth credential names; users choose their own in the credential. */
+export const WEBHOOK_SECRET_HEADER = 'X-Webhook-Secret';
+
+/** A new random value for the Header Auth credential (256 bits), never a fixed, published one. */
+export function newWebhookSecret(): string {
+	return randomBytes(32).toString('base64url');
+}
+
+/** The Header Auth credential's data: the header to send and the value it must carry. */
+export function webhookSecretData(secret: string): { name: string; value: string } {
+	return { name: WEBHOOK_SECRET_HEADER, value: secret };
+}
 
 export type ExampleFile = (typeof EXAMPLES)[keyof typeof EXAMPLES] | typeof MCP_EXAMPLE | typeof HUMAN_REVIEW_EXAMPLE;
 
@@ -78,15 +98,17 @@ export interface ImportedExample {
 
 /**
  * The demo's set-up in a running n8n. A first run creates the credential pointing at the simulator (and the
- * MCP trigger's bearer credential and a placeholder OpenAI one), imports the four examples, the MCP example
- * and the human review example, and activates the trigger example (which registers its call.ended webhook at
- * the simulator) and the MCP example. Later runs keep what is there, a user's edits included: they import only examples that are
- * missing (matched by name) and point the credential at this run's simulator.
+ * Webhook nodes' Header Auth credential, the MCP trigger's bearer credential and a placeholder OpenAI one),
+ * imports the four examples, the MCP example and the human review example, and activates the trigger example
+ * (which registers its call.ended webhook at the simulator) and the MCP example. Later runs keep what is
+ * there, a user's edits included: they import only examples that are missing (matched by name), point the
+ * credential at this run's simulator and set the Header Auth credential to `webhookSecret`.
  */
-export async function installExamples(n8n: N8nInstance, simulatorUrl: string): Promise<ImportedExample[]> {
+export async function installExamples(n8n: N8nInstance, simulatorUrl: string, webhookSecret: string): Promise<ImportedExample[]> {
 	await removeOlderApiKeys(n8n);
-	const credential = await upsertDemoCredential(n8n, { baseUrl: `${simulatorUrl}/`, apiKey: DEMO.apiKey });
+	const credential = await upsertCredential(n8n, DEMO_CREDENTIAL_NAME, CREDENTIAL_TYPE, { baseUrl: `${simulatorUrl}/`, apiKey: DEMO.apiKey });
 	const others = {
+		[HEADER_AUTH_CREDENTIAL_TYPE]: await upsertCredential(n8n, WEBHOOK_SECRET_CREDENTIAL_NAME, HEADER_AUTH_CREDENTIAL_TYPE, webhookSecretData(webhookSecret)),
 		[BEARER_CREDENTIAL_TYPE]: await keptCredential(n8n, MCP_BEARER_CREDENTIAL_NAME, BEARER_CREDENTIAL_TYPE, { token: MCP_DEMO_TOKEN }),
 		[OPENAI_CREDENTIAL_TYPE]: await keptCredential(n8n, OPENAI_PLACEHOLDER_CREDENTIAL_NAME, OPENAI_CREDENTIAL_TYPE, { apiKey: 'replace-with-your-key' }),
 	};
@@ -107,17 +129,18 @@ export async function installExamples(n8n: N8nInstance, simulatorUrl: string): P
 	return imported;
 }
 
-/** The demo credential, created on the first run and pointed at this run's simulator (a new port each run) after. */
-async function upsertDemoCredential(n8n: N8nInstance, data: { baseUrl: string; apiKey: string }): Promise<CredentialRef> {
-	const found = (await listAll(n8n, '/credentials')).find(
-		(credential) => credential.name === DEMO_CREDENTIAL_NAME && credential.type === CREDENTIAL_TYPE,
-	);
+/**
+ * A credential the demo sets on every run: created on the first, updated after (the simulator has a new port
+ * each run; the webhook secret is the one the demo prints).
+ */
+async function upsertCredential(n8n: N8nInstance, name: string, type: string, data: Record<string, unknown>): Promise<CredentialRef> {
+	const found = (await listAll(n8n, '/credentials')).find((credential) => credential.name === name && credential.type === type);
 	if (!found) {
-		const created = await n8n.api.createCredential(DEMO_CREDENTIAL_NAME, CREDENTIAL_TYPE, data);
+		const created = await n8n.api.createCredential(name, type, data);
 		return { id: created.id, name: created.name };
 	}
-	const updated = await n8n.api.rest('PATCH', `/credentials/${found.id}`, { name: DEMO_CREDENTIAL_NAME, type: CREDENTIAL_TYPE, data });
-	if (updated.status !== 200) throw new Error(`Updating the credential "${DEMO_CREDENTIAL_NAME}": HTTP ${updated.status} ${JSON.stringify(updated.body)}`);
+	const updated = await n8n.api.rest('PATCH', `/credentials/${found.id}`, { name, type, data });
+	if (updated.status !== 200) throw new Error(`Updating the credential "${name}": HTTP ${updated.status} ${JSON.stringify(updated.body)}`);
 	return { id: found.id, name: found.name };
 }
 

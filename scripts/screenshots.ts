@@ -28,7 +28,7 @@ import { BROWSER_ID, OWNER, startN8n } from '../test/e2e/harness/n8n.ts';
 import type { N8nInstance } from '../test/e2e/harness/n8n.ts';
 import { DEMO, startSimulator } from '../test/simulator/server.ts';
 import type { Simulator } from '../test/simulator/server.ts';
-import { EXAMPLES, HUMAN_REVIEW_EXAMPLE, installExamples, MCP_EXAMPLE, readExample } from './examples.ts';
+import { EXAMPLES, HUMAN_REVIEW_EXAMPLE, installExamples, MCP_EXAMPLE, newWebhookSecret, readExample } from './examples.ts';
 
 const OUT_DIR = join(process.cwd(), 'docs', 'screenshots');
 
@@ -176,7 +176,7 @@ async function main(): Promise<void> {
 		own = {};
 		own.simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
 		own.n8n = await startN8n({ version: '2.41.1', withPackage: true, readyTimeoutMs: 600_000 });
-		await installExamples(own.n8n, own.simulator.url);
+		await installExamples(own.n8n, own.simulator.url, newWebhookSecret());
 		url = own.n8n.url;
 		simulatorUrl = own.simulator.url;
 	}

@@ -6,7 +6,20 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { DEMO_CREDENTIAL_NAME, EXAMPLES, HUMAN_REVIEW_EXAMPLE, MCP_EXAMPLE, loadExample, readExample } from '../../scripts/examples.ts';
+import {
+	DEMO_CREDENTIAL_NAME,
+	EXAMPLES,
+	HEADER_AUTH_CREDENTIAL_TYPE,
+	HUMAN_REVIEW_EXAMPLE,
+	MCP_EXAMPLE,
+	WEBHOOK_SECRET_CREDENTIAL_NAME,
+	WEBHOOK_SECRET_HEADER,
+	loadExample,
+	newWebhookSecret,
+	readExample,
+	webhookSecretData,
+	type ExampleFile,
+} from '../../scripts/examples.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { type Execution, executionError, type N8nInstance, nodeOutput, simulatorCredential } from './harness/n8n.ts';
 import { describeEachVersion } from './harness/runtime.ts';
@@ -15,6 +28,20 @@ import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, node, PACKAGE_NAME, TRIGGER_NODE_TYP
 import { sharedN8n } from './harness/shared.ts';
 
 const SCHEDULE_TYPE = 'n8n-nodes-base.scheduleTrigger';
+const WEBHOOK_TYPE = 'n8n-nodes-base.webhook';
+const ALL_EXAMPLES: ExampleFile[] = [...Object.values(EXAMPLES), MCP_EXAMPLE, HUMAN_REVIEW_EXAMPLE];
+/**
+ * n8n's nodes that answer anyone at a public URL unless their Authentication is set (each defaults to None).
+ * The package's trigger is not among them: it accepts only deliveries carrying its module's secret.
+ */
+const AUTHENTICATED_ENTRY_TYPES = [WEBHOOK_TYPE, '@n8n/n8n-nodes-langchain.mcpTrigger', '@n8n/n8n-nodes-langchain.chatTrigger'];
+
+/** Every n8n Webhook node of the examples that n8n runs (those in EXAMPLES), with the URL path it answers on. */
+const PUBLIC_WEBHOOKS = Object.values(EXAMPLES).flatMap((file) =>
+	readExample(file)
+		.nodes.filter((each) => each.type === WEBHOOK_TYPE)
+		.map((each) => ({ file, node: each.name, path: each.parameters.path as string })),
+);
 
 /**
  * n8n has no public "run now" endpoint and the Schedule Trigger fires only at its hour, so the test runs
@@ -112,13 +139,13 @@ describe('the example files', () => {
 		expect((checksLeft?.parameters.conditions as { conditions: Array<{ rightValue: unknown }> }).conditions.map((each) => each.rightValue)).toEqual([12]);
 	});
 
-	it.each(Object.values(EXAMPLES))('%s uses only core nodes and ours, one credential by name, and explains itself', (file) => {
+	it.each(Object.values(EXAMPLES))('%s uses only core nodes and ours, its credentials by the demo\'s names, and explains itself', (file) => {
 		const workflow = readExample(file);
+		const demoNames: Record<string, string> = { [CREDENTIAL_TYPE]: DEMO_CREDENTIAL_NAME, [HEADER_AUTH_CREDENTIAL_TYPE]: WEBHOOK_SECRET_CREDENTIAL_NAME };
 		for (const each of workflow.nodes) {
 			expect([ACTION_NODE_TYPE, TRIGGER_NODE_TYPE].includes(each.type) || each.type.startsWith('n8n-nodes-base.')).toBe(true);
 			for (const [type, reference] of Object.entries(each.credentials ?? {})) {
-				expect(type).toBe(CREDENTIAL_TYPE);
-				expect(reference.name).toBe(DEMO_CREDENTIAL_NAME);
+				expect({ type, name: reference.name }).toEqual({ type, name: demoNames[type] });
 			}
 		}
 		expect(workflow.nodes.filter((each) => each.type === 'n8n-nodes-base.stickyNote')).toHaveLength(1);
@@ -129,18 +156,49 @@ describe('the example files', () => {
 			for (const target of main.flat()) expect(names.has(target.node)).toBe(true);
 		}
 	});
+
+	it.each(ALL_EXAMPLES)('%s: every n8n node that answers at a public URL asks for authentication', (file) => {
+		const entries = readExample(file).nodes.filter((each) => AUTHENTICATED_ENTRY_TYPES.includes(each.type));
+		for (const each of entries) {
+			const authentication = each.parameters.authentication;
+			expect({ node: each.name, authenticates: typeof authentication === 'string' && authentication !== 'none' }).toEqual({ node: each.name, authenticates: true });
+		}
+		for (const webhook of entries.filter((entry) => entry.type === WEBHOOK_TYPE)) {
+			expect({ node: webhook.name, authentication: webhook.parameters.authentication, credential: webhook.credentials?.[HEADER_AUTH_CREDENTIAL_TYPE]?.name }).toEqual({
+				node: webhook.name,
+				authentication: 'headerAuth',
+				credential: WEBHOOK_SECRET_CREDENTIAL_NAME,
+			});
+		}
+	});
+
+	it.each(ALL_EXAMPLES)('%s: every Add to Campaign (its contacts come from outside) caps the contacts one run adds', (file) => {
+		for (const each of readExample(file).nodes.filter((entry) => entry.parameters.operation === 'addToCampaign')) {
+			const cap = (each.parameters.options as { maxContactsPerRun?: unknown } | undefined)?.maxContactsPerRun;
+			expect({ node: each.name, maxContactsPerRun: cap }).toEqual({ node: each.name, maxContactsPerRun: 1 });
+		}
+	});
 });
 
 describeEachVersion('the examples in n8n %s', (version) => {
 	let n8n: N8nInstance;
 	let simulator: Simulator;
 	let credential: CredentialRef;
+	let headerCredential: CredentialRef;
+	/** This run's Header Auth secret: what a form or CRM that may post leads sends. */
+	const webhookSecret = newWebhookSecret();
+	const withSecret = { headers: { [WEBHOOK_SECRET_HEADER]: webhookSecret } };
 
 	beforeAll(async () => {
 		simulator = await startSimulator();
 		n8n = await sharedN8n(version);
 		credential = await simulatorCredential(n8n.api, simulator.url, DEMO_CREDENTIAL_NAME);
+		const created = await n8n.api.createCredential(WEBHOOK_SECRET_CREDENTIAL_NAME, HEADER_AUTH_CREDENTIAL_TYPE, webhookSecretData(webhookSecret));
+		headerCredential = { id: created.id, name: created.name };
 	});
+
+	/** The example as users import it, with this run's credentials. */
+	const load = (file: ExampleFile) => loadExample(file, credential, { [HEADER_AUTH_CREDENTIAL_TYPE]: headerCredential });
 
 	afterAll(async () => {
 		await simulator?.close();
@@ -178,12 +236,62 @@ describeEachVersion('the examples in n8n %s', (version) => {
 		}
 	});
 
+	describe.each(PUBLIC_WEBHOOKS)('$file, Webhook node $node', ({ file, path }) => {
+		const intruder = { first_name: 'Mallory', last_name: 'Anonymous', phone: '+14155550188', email: 'mallory@example.com', company: 'Nobody' };
+		const sender = { first_name: 'Grace', last_name: 'Hopper', phone: '+14155550199', email: 'grace@example.com', company: 'Navy' };
+		const storedPhones = (phone: string) => [...simulator.state.contacts.values()].filter((contact) => contact.phone_number === phone);
+
+		it('refuses a POST without the secret header, or with a wrong one (403), and nothing reaches the service', async () => {
+			// Call-then-act's run ends after its first check here, instead of checking for an hour.
+			const workflow = file === EXAMPLES.callThenAct ? withShortChecks(load(file), 1, 1) : load(file);
+			await withImported(workflow, async (workflowId) => {
+				await n8n.api.activate(workflowId);
+
+				const withoutHeader = await n8n.api.callWebhook(path, intruder);
+				const wrongHeader = await n8n.api.callWebhook(path, intruder, { headers: { [WEBHOOK_SECRET_HEADER]: `${webhookSecret}x` } });
+
+				expect([withoutHeader.status, wrongHeader.status]).toEqual([403, 403]);
+				expect(simulator.requests).toEqual([]);
+
+				// Then the sender that has the secret: n8n answers it after the refused ones, and only its run happened.
+				const accepted = await n8n.api.callWebhook(path, sender, withSecret);
+				expect(accepted.status).toBe(200);
+				const executions = await n8n.api.waitForExecutions(workflowId, 1, 60_000);
+				expect(executions).toHaveLength(1);
+				succeeded(executions[0]);
+				expect(storedPhones(sender.phone)).toHaveLength(1);
+				expect(storedPhones(intruder.phone)).toEqual([]);
+				expect(simulator.requests.filter((request) => JSON.stringify(request.body ?? null).includes(intruder.last_name))).toEqual([]);
+			});
+		});
+	});
+
+	it("call-ended-log-outcome: its trigger refuses a delivery without its module's secret (401), and nothing reaches the service", async () => {
+		const trigger = readExample(EXAMPLES.callEnded).nodes.find((each) => each.type === TRIGGER_NODE_TYPE);
+		if (!trigger?.webhookId) throw new Error(`${EXAMPLES.callEnded} has no trigger with a webhookId`);
+		await withImported(load(EXAMPLES.callEnded), async (workflowId) => {
+			await n8n.api.activate(workflowId);
+			const afterActivation = simulator.requests.length;
+			const contactId = [...simulator.state.contacts.keys()][0];
+
+			const forged = await n8n.api.callWebhook(`${trigger.webhookId}/webhook`, { event_type: 'call.ended', data: { contact_id: contactId } });
+
+			expect(forged.status).toBe(401);
+			expect(simulator.requests.slice(afterActivation)).toEqual([]);
+			// A call the service reports runs it: the forged delivery started no execution before it.
+			await simulator.playCall();
+			const executions = await n8n.api.waitForExecutions(workflowId, 1);
+			expect(executions).toHaveLength(1);
+			succeeded(executions[0]);
+		});
+	});
+
 	it('new-lead-to-campaign: a lead posted to its webhook lands in the demo campaign', async () => {
 		const lead = { first_name: 'Margaret', last_name: 'Hamilton', phone: '(415) 555-0177', email: 'margaret@example.com', company: 'Apollo Labs' };
-		await withImported(loadExample(EXAMPLES.newLead, credential), async (workflowId) => {
+		await withImported(load(EXAMPLES.newLead), async (workflowId) => {
 			await n8n.api.activate(workflowId);
 
-			const reply = await n8n.api.callWebhook('new-lead', lead);
+			const reply = await n8n.api.callWebhook('new-lead', lead, withSecret);
 
 			expect(reply.status).toBe(200);
 			expect(reply.body).toEqual(expect.objectContaining({ campaignId: DEMO.campaignId, added: 1 }));
@@ -204,7 +312,7 @@ describeEachVersion('the examples in n8n %s', (version) => {
 	});
 
 	it('call-ended-log-outcome: a played call runs it, and its last node holds the contact\'s call outcome', async () => {
-		await withImported(loadExample(EXAMPLES.callEnded, credential), async (workflowId) => {
+		await withImported(load(EXAMPLES.callEnded), async (workflowId) => {
 			await n8n.api.activate(workflowId);
 			const modules = [...simulator.state.webhookModules.values()].map((owned) => owned.record.event_type);
 			expect(modules).toEqual(['call.ended']);
@@ -235,7 +343,7 @@ describeEachVersion('the examples in n8n %s', (version) => {
 		/** Activates the example with short checks, posts the lead, and returns the contact the service stored for it. */
 		async function postLead(workflowId: string) {
 			await n8n.api.activate(workflowId);
-			const reply = await n8n.api.callWebhook('call-then-act', lead);
+			const reply = await n8n.api.callWebhook('call-then-act', lead, withSecret);
 			expect(reply.status).toBe(200);
 			const contact = await until(() => [...simulator.state.contacts.values()].find((each) => each.phone_number === lead.phone));
 			expect(contact).toEqual(expect.objectContaining({ firstname: 'Katherine', campaign_id: DEMO.campaignId, last_call_status: null }));
@@ -245,7 +353,7 @@ describeEachVersion('the examples in n8n %s', (version) => {
 		const checksOf = (contactId: string) => simulator.requests.filter((request) => request.method === 'GET' && request.path === `/contacts/${contactId}`).length;
 
 		it('adds the lead, checks until its call ended, and ends in Follow Up with the outcome read after the call', async () => {
-			await withImported(withShortChecks(loadExample(EXAMPLES.callThenAct, credential), 1, 60), async (workflowId) => {
+			await withImported(withShortChecks(load(EXAMPLES.callThenAct), 1, 60), async (workflowId) => {
 				const contact = await postLead(workflowId);
 				// The call is placed only after a check found no outcome yet: the workflow waited and checked again.
 				await until(() => checksOf(contact.id) >= 1 || undefined);
@@ -272,7 +380,7 @@ describeEachVersion('the examples in n8n %s', (version) => {
 		});
 
 		it('sends an outcome other than completed to Not Completed', async () => {
-			await withImported(withShortChecks(loadExample(EXAMPLES.callThenAct, credential), 1, 60), async (workflowId) => {
+			await withImported(withShortChecks(load(EXAMPLES.callThenAct), 1, 60), async (workflowId) => {
 				const contact = await postLead(workflowId);
 				await until(() => checksOf(contact.id) >= 1 || undefined);
 				Object.assign(simulator.state.contacts.get(contact.id) ?? {}, { last_call_status: 'no-answer', last_call_at: new Date().toISOString(), last_call_feedback: null });
@@ -287,7 +395,7 @@ describeEachVersion('the examples in n8n %s', (version) => {
 		});
 
 		it('stops after its last check when no call ended, in No Outcome Yet', async () => {
-			await withImported(withShortChecks(loadExample(EXAMPLES.callThenAct, credential), 1, 3), async (workflowId) => {
+			await withImported(withShortChecks(load(EXAMPLES.callThenAct), 1, 3), async (workflowId) => {
 				const contact = await postLead(workflowId);
 
 				const [execution] = await n8n.api.waitForExecutions(workflowId, 1, 120_000);
@@ -301,14 +409,14 @@ describeEachVersion('the examples in n8n %s', (version) => {
 
 	it('daily-campaign-check: activates as shipped, and routes an active campaign on track and a paused or slow one to Flag Campaign', async () => {
 		// The example as shipped: n8n accepts its Schedule Trigger (it would fire at 8:00 only).
-		await withImported(loadExample(EXAMPLES.dailyCheck, credential), async (workflowId) => {
+		await withImported(load(EXAMPLES.dailyCheck), async (workflowId) => {
 			await n8n.api.activate(workflowId);
 			expect((await n8n.api.publicApi<{ active: boolean }>('GET', `/workflows/${workflowId}`)).body.active).toBe(true);
 		});
 
 		const campaign = simulator.state.campaigns.get(DEMO.campaignId)?.record;
 		if (!campaign) throw new Error('the demo campaign is missing');
-		await withImported(withWebhookInsteadOfSchedule(loadExample(EXAMPLES.dailyCheck, credential), 'daily-check'), async (workflowId) => {
+		await withImported(withWebhookInsteadOfSchedule(load(EXAMPLES.dailyCheck), 'daily-check'), async (workflowId) => {
 			await n8n.api.activate(workflowId);
 			const runCheck = async (runs: number) => {
 				const reply = await n8n.api.callWebhook('daily-check', {});
