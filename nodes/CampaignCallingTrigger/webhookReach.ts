@@ -66,7 +66,7 @@ export async function assertServiceCanReachWebhook(this: IHookFunctions): Promis
 	if (isLoopbackHost(webhook.hostname) && !isLoopbackHost(service.hostname)) {
 		throw new NodeOperationError(
 			this.getNode(),
-			`The service cannot reach n8n's webhook URL ${webhookUrl}: ${webhook.hostname} is a loopback address, which is n8n's own machine only for n8n, and the service (${service.host}, the credential's Base URL) runs on another machine. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to the address at which the service reaches n8n, and restart n8n: ${WEBHOOK_URL_DOCS} . Nothing was registered at the service.`,
+			`The service cannot reach n8n's webhook URL ${webhookUrl}: ${webhook.hostname} is a loopback address, and the service (${service.host}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to the address at which the service reaches n8n, and restart n8n: ${WEBHOOK_URL_DOCS} . Nothing was registered at the service.`,
 			{
 				description: `n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ behind a reverse proxy. See ${WEBHOOK_URL_DOCS}`,
 			},

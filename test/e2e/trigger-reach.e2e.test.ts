@@ -138,7 +138,7 @@ describeEachVersion('the service at a non-loopback address of a test host, n8n %
 		const expectRefusal = (message: string, trigger: WorkflowNode, base: 'webhook' | 'webhook-test') => {
 			const url = triggerUrl(n8n, trigger).replace('/webhook/', `/${base}/`);
 			expect(message).toContain(
-				`The service cannot reach n8n's webhook URL ${url}: 127.0.0.1 is a loopback address, which is n8n's own machine only for n8n, and the service (${SERVICE_ADDRESS}:${SERVICE_PORT}, the credential's Base URL) runs on another machine. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to the address at which the service reaches n8n, and restart n8n: ${DOCS} . Nothing was registered at the service.`,
+				`The service cannot reach n8n's webhook URL ${url}: 127.0.0.1 is a loopback address, and the service (${SERVICE_ADDRESS}:${SERVICE_PORT}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to the address at which the service reaches n8n, and restart n8n: ${DOCS} . Nothing was registered at the service.`,
 			);
 		};
 

@@ -119,7 +119,7 @@ describe('activation refuses a loopback webhook URL while the service is on anot
 		const failure = await failureOf(trigger.activate());
 		expect(failure.name).toBe('NodeOperationError');
 		expect(failure.message).toBe(
-			`The service cannot reach n8n's webhook URL http://localhost:5678/webhook/${WEBHOOK_ID}/webhook: localhost is a loopback address, which is n8n's own machine only for n8n, and the service (${SERVICE_NAME}:${port()}, the credential's Base URL) runs on another machine. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to the address at which the service reaches n8n, and restart n8n: ${DOCS} . Nothing was registered at the service.`,
+			`The service cannot reach n8n's webhook URL http://localhost:5678/webhook/${WEBHOOK_ID}/webhook: localhost is a loopback address, and the service (${SERVICE_NAME}:${port()}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to the address at which the service reaches n8n, and restart n8n: ${DOCS} . Nothing was registered at the service.`,
 		);
 		expect(failure.description).toBe(
 			`n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ behind a reverse proxy. See ${DOCS}`,
