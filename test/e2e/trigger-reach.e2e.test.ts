@@ -175,9 +175,11 @@ describeEachVersion('the service at a non-loopback address of a test host, n8n %
 					triggerToStartFrom: { name: TRIGGER_NODE_NAME },
 				});
 				log(`n8n ${version}, "Listen for test event": HTTP ${answer.status} ${JSON.stringify(answer.body).slice(0, 800)}`);
+				const modules = await webhookModules();
+				log(`n8n ${version}: the service holds ${modules.length} module(s): ${modules.map((module) => `${module.event_type} → ${module.settings.url}`).join(', ')}`);
 				expect(answer.status).not.toBe(200);
 				expectRefusal(answer.body.message ?? '', trigger, 'webhook-test');
-				expect(await webhookModules()).toEqual([]);
+				expect(modules).toEqual([]);
 			} finally {
 				await n8n.api.deleteWorkflow(workflowId).catch(() => undefined);
 			}
