@@ -40,6 +40,14 @@ describe('the answer to a delivery', () => {
 		expect([outcome.statusCode, outcome.json, outcome.executed]).toEqual([200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }, true]);
 	});
 
+	it("goes out only once n8n's store holds the event (Ignore Repeats on): the keys are recorded first, then the execution answers", async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: { ignoreRepeats: true } }, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
+		await trigger.activate();
+		const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: moduleSecret(simulator, trigger.webhookUrl) }, body: event });
+		expect(outcome.statusCode).toBe(200);
+		expect(trigger.events).toEqual(['keys recorded', 'execution answered 200']);
+	});
+
 	it("would be n8n's own 'Workflow was started' with 'onReceived' (the harness follows the declared mode)", async () => {
 		const switched = new CampaignCallingTrigger();
 		switched.description = {

@@ -3,6 +3,7 @@
  * repeats, what the key is, what n8n's deduplication store holds (and how much), when the answer
  * leaves, and what happens when n8n handles deliveries at the same time, cannot record, or restarts.
  */
+import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
@@ -45,12 +46,23 @@ const ended = (data: IDataObject, extra: IDataObject = {}) => ({ event_type: 'ca
 describe('Ignore Repeats', () => {
 	it('is on by default, comparing whole events: the same event twice runs once, and is recorded', async () => {
 		const { trigger, send } = await activeTrigger({});
-		const body = ended({ call_id: 'c-1' });
+		const body = ended({ call_id: 'c-1', duration: 42 }, { event_id: 'e-1' });
 		expect(started(await send(body))).toEqual([body]);
 		const again = await send(body);
 		expect(again.executed).toBe(false);
 		expect(answer(again)).toEqual({ status: 'ok', received: 1, accepted: 0, repeats: 1 });
-		expect(recorded(trigger)).toHaveLength(1);
+		// Whole events: the same ids with one other field different are another event, which runs.
+		const changed = ended({ call_id: 'c-1', duration: 43 }, { event_id: 'e-1' });
+		expect(started(await send(changed))).toEqual([changed]);
+		// n8n's store holds a hash of each whole event: its type and every field, keys sorted (computed here apart from the code).
+		const recordedAs = (canonical: string) => {
+			const key = createHash('sha256').update(`call.ended\n${canonical}`).digest('base64url').slice(0, 16);
+			return createHash('md5').update(key).digest('base64');
+		};
+		expect(recorded(trigger)).toEqual([
+			recordedAs('{"data":{"call_id":"c-1","duration":42},"event_id":"e-1","event_type":"call.ended"}'),
+			recordedAs('{"data":{"call_id":"c-1","duration":43},"event_id":"e-1","event_type":"call.ended"}'),
+		]);
 	});
 
 	it('turned off, the same event twice runs twice, and nothing is recorded', async () => {
@@ -233,12 +245,17 @@ describe('Ignore Repeats', () => {
 	});
 
 	it('when n8n cannot record the event, the execution fails before any answer (n8n then answers 500), and the retry is not a repeat', async () => {
-		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
+		const { trigger, secret } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
 		processedDataStore().failNextWrite = new Error('LockAcquireTimeoutError: Timeout waiting for lock SqliteWriteConnectionMutex');
-		const failure = send(ended({ call_id: 'c-1' }));
+		const taken = await trigger.take({ headers: { [SECRET_HEADER]: secret }, body: ended({ call_id: 'c-1' }) });
+		const failure = taken.run();
 		await expect(failure).rejects.toThrow('SqliteWriteConnectionMutex');
 		await expect(failure).rejects.toMatchObject({ description: expect.stringContaining('could not record the event') });
+		// The execution sent no answer of its own, before or after the failed write: the sender got n8n's 500.
+		expect(trigger.events).toEqual(['recording failed', 'n8n answered 500']);
+		expect([taken.response.statusCode, taken.response.body]).toEqual([500, { message: 'Error in workflow' }]);
 		expect(recorded(trigger)).toBeUndefined();
+		const send = async (body: unknown) => await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body });
 		const retry = await send(ended({ call_id: 'c-1' }));
 		expect(started(retry)).toHaveLength(1);
 		expect(answer(retry)).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
