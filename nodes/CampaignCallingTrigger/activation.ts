@@ -4,14 +4,18 @@ import { createWebhookModule } from '../shared/service';
 import { EVENT_HEADER, SECRET_HEADER } from './delivery';
 import { deliveryLimits, repeatKeyPath, selectedEvents, thisTrigger } from './parameters';
 import { hasSettings, newSecret, rememberRegistration, restoreModuleRecords, secretVerifier } from './registrations';
+import { assertServiceCanReachWebhook, warnOfUnencryptedDeliveries } from './webhookReach';
 
 /**
  * Activation: one webhook module per selected event, registered at the service with this node's
  * webhook URL and a secret header. The service offers no way to change or delete a module, so a
  * module is reused for as long as its delivery settings (Timeout, Retry Limit) are the chosen ones;
  * when they change, a new module is registered and the old one's secret is no longer accepted.
+ * Both hooks first refuse a webhook URL the service cannot reach (webhookReach.ts): such a module
+ * would stay registered for good and never deliver.
  */
 export async function modulesExist(this: IHookFunctions): Promise<boolean> {
+	await assertServiceCanReachWebhook.call(this);
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	const events = selectedEvents.call(this);
 	const limits = deliveryLimits.call(this);
@@ -22,6 +26,8 @@ export async function modulesExist(this: IHookFunctions): Promise<boolean> {
 }
 
 export async function registerModules(this: IHookFunctions): Promise<boolean> {
+	await assertServiceCanReachWebhook.call(this);
+	await warnOfUnencryptedDeliveries.call(this);
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	const events = selectedEvents.call(this);
 	const limits = deliveryLimits.call(this);

@@ -1,6 +1,7 @@
 /**
  * `npm run sandbox`: runs the simulator until Ctrl+C. Port from SIMULATOR_PORT (default 4010;
- * 0 picks a free port).
+ * 0 picks a free port). SIMULATOR_HOST (default 127.0.0.1) and SIMULATOR_DELIVERY_HOSTS (hosts other
+ * than loopback it delivers to, comma-separated) are for a test that runs it in a network namespace.
  */
 import { DEMO, startSimulator } from './server.ts';
 
@@ -12,7 +13,9 @@ async function main(): Promise<void> {
 	if (!Number.isInteger(port) || port < 0 || port > 65535) {
 		throw new Error(`SIMULATOR_PORT must be a port number, not ${portSetting}`);
 	}
-	const simulator = await startSimulator({ host: '127.0.0.1', port });
+	const host = process.env.SIMULATOR_HOST || '127.0.0.1';
+	const deliveryHosts = (process.env.SIMULATOR_DELIVERY_HOSTS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+	const simulator = await startSimulator({ host, port, deliveryHosts });
 	console.log(
 		[
 			`Campaign calling simulator listening on ${simulator.url}`,

@@ -9,7 +9,8 @@
  * - a failed attempt (network error, timeout, non-2xx answer) is retried up to retry_limit more
  *   times, after 200 ms, 400 ms, 600 ms …; every attempt carries the same event_id;
  * - a GET delivery carries no body; no signature is added, only the module's own headers.
- * To keep the simulator off the network it delivers only to loopback hosts.
+ * To keep the simulator off the network it delivers only to loopback hosts, and to the hosts its
+ * starter names (`deliveryHosts`: a test host in a network namespace).
  */
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
@@ -45,6 +46,7 @@ export async function deliverEvent(
 	payload: JsonObject,
 	signal: AbortSignal,
 	onlyCompanyId?: string,
+	deliveryHosts: ReadonlySet<string> = new Set(),
 ): Promise<DeliveryResult[]> {
 	if (!isEventType(eventType)) throw new Error(`unknown event type: ${eventType}`);
 	const targets = [...state.webhookModules.values()].filter(
@@ -54,7 +56,7 @@ export async function deliverEvent(
 			(onlyCompanyId === undefined || companyId === onlyCompanyId),
 	);
 	return Promise.all(
-		targets.map((module) => deliverToModule(module, eventBody(state, eventType, module.companyId, payload), signal)),
+		targets.map((module) => deliverToModule(module, eventBody(state, eventType, module.companyId, payload), signal, deliveryHosts)),
 	);
 }
 
@@ -121,12 +123,13 @@ async function deliverToModule(
 	module: Owned<WebhookModuleRecord>,
 	body: JsonObject,
 	signal: AbortSignal,
+	deliveryHosts: ReadonlySet<string>,
 ): Promise<DeliveryResult> {
 	const { id: moduleId, settings } = module.record;
 	const result: DeliveryResult = { moduleId, url: settings.url, attempts: 0, ok: false };
 	const target = new URL(settings.url);
-	if (!LOOPBACK_HOSTS.has(target.hostname) && !target.hostname.startsWith('127.')) {
-		result.error = 'not delivered: the simulator only delivers to loopback hosts';
+	if (!LOOPBACK_HOSTS.has(target.hostname) && !target.hostname.startsWith('127.') && !deliveryHosts.has(target.hostname)) {
+		result.error = 'not delivered: the simulator only delivers to loopback hosts and the hosts it was started with';
 		return result;
 	}
 	const bodyText = settings.method === 'GET' ? undefined : JSON.stringify(body);
@@ -194,6 +197,7 @@ export async function playCall(
 	state: SimulatorState,
 	options: PlayCallOptions,
 	signal: AbortSignal,
+	deliveryHosts: ReadonlySet<string> = new Set(),
 ): Promise<PlayCallResult> {
 	const contact = pickContact(state, options);
 	const callId = randomUUID();
@@ -215,6 +219,7 @@ export async function playCall(
 		{ data: { ...callData, status: 'in-progress', started_at: startedAt.toISOString() } },
 		signal,
 		contact.company_id,
+		deliveryHosts,
 	);
 
 	const duration = 42 + Math.floor(Math.random() * 120);
@@ -230,6 +235,7 @@ export async function playCall(
 		{ data: { ...callData, status: 'completed', ended_at: endedAt, duration, feedback } },
 		signal,
 		contact.company_id,
+		deliveryHosts,
 	);
 	return { contact, started, ended };
 }

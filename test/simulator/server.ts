@@ -24,6 +24,7 @@ export type * from './types.ts';
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
 	const host = options.host ?? '127.0.0.1';
 	const recordBodies = options.recordBodies ?? true;
+	const deliveryHosts = new Set(options.deliveryHosts ?? []);
 	const state = createEmptyState();
 	seedState(state);
 	const requests: RecordedRequest[] = [];
@@ -92,8 +93,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 			requests.length = 0;
 			faults.clear();
 		},
-		deliverEvent: (eventType, payload = {}) => deliverEvent(state, eventType, payload, closing.signal),
-		playCall: (callOptions = {}) => playCall(state, callOptions, closing.signal),
+		deliverEvent: (eventType, payload = {}) => deliverEvent(state, eventType, payload, closing.signal, undefined, deliveryHosts),
+		playCall: (callOptions = {}) => playCall(state, callOptions, closing.signal, deliveryHosts),
 		close() {
 			closing.abort();
 			return new Promise<void>((resolve) => {

@@ -266,6 +266,8 @@ export interface SimulatorOptions {
 	port?: number;
 	/** default true; the benchmark turns it off to keep memory flat */
 	recordBodies?: boolean;
+	/** hosts other than loopback it delivers to, as URLs write them (e.g. '198.18.0.1'): a test host in a network namespace */
+	deliveryHosts?: string[];
 }
 
 export interface Simulator {

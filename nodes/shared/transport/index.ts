@@ -7,6 +7,6 @@
 export type { AnswerShape, DataShape, Envelope } from './envelope';
 export { redactSecret } from './failures';
 export type { RequestTuning, ServiceContext, ServiceRequest } from './request';
-export { CREDENTIAL_TYPE, DEFAULT_TIMEOUT_MS, normaliseBaseUrl, serviceRequest } from './request';
+export { CREDENTIAL_TYPE, DEFAULT_TIMEOUT_MS, credentialBaseUrl, normaliseBaseUrl, serviceRequest } from './request';
 export type { RetryPolicy } from './retry';
 export { DEFAULT_RETRY_POLICY, isRetryable, networkErrorCode, retryDelayMs } from './retry';

@@ -81,6 +81,14 @@ function credentialsOf(context: ServiceContext): Promise<CampaignCallingCredenti
 	return credentials;
 }
 
+/**
+ * The credential's Base URL, normalised as requests use it (read through the same once-per-context
+ * cache); throws normaliseBaseUrl's error when it is no web address.
+ */
+export async function credentialBaseUrl(context: ServiceContext): Promise<string> {
+	return normaliseBaseUrl((await credentialsOf(context)).baseUrl);
+}
+
 /** Sends one request to the service and applies its answer conventions. */
 export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<unknown> {
 	const node = this.getNode();

@@ -6,6 +6,7 @@ import { HookContext } from 'n8n-core';
 
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
+import { REMOTE_SERVICE_NAME, answerLookupsWithLoopback, type LoopbackLookups } from '../../helpers/loopbackLookups.ts';
 import { TriggerHarness, modulesFor } from '../../helpers/triggerContext.ts';
 
 let simulator: Simulator;
@@ -142,5 +143,65 @@ describe('activation with a bad Events selection', () => {
 		expect(failure.message).toBe(message);
 		expect(failure.description).toMatch(/^Choose from: call\.started, call\.ended, .*\.$/);
 		expect(modulesFor(simulator, trigger.webhookUrl)).toEqual([]);
+	});
+});
+
+describe('activation with a webhook URL the service cannot reach (loopback, the service elsewhere)', () => {
+	let lookups: LoopbackLookups;
+	beforeAll(() => {
+		lookups = answerLookupsWithLoopback();
+	});
+	afterAll(() => lookups.restore());
+	beforeEach(() => lookups.clear());
+
+	/** The simulator under a name that is not loopback: for the node, a service on another machine. */
+	const remoteService = () => ({ baseUrl: `http://${REMOTE_SERVICE_NAME}:${new URL(simulator.url).port}`, apiKey: DEMO.apiKey });
+	const refusal = /^The service cannot reach n8n's webhook URL http:\/\/127\.0\.0\.1:5678\/webhook\/.* is a loopback address/;
+
+	it('create() alone refuses too, so nothing is registered whichever hook n8n calls', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended', 'call.failed'], options: {} }, remoteService());
+		await expect(trigger.create()).rejects.toThrow(refusal);
+		expect(simulator.requests).toEqual([]);
+		expect(trigger.staticData).toEqual({});
+	});
+
+	it('modules recorded for that URL in static data do not let activation pass once the service is elsewhere', async () => {
+		const earlier = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		await earlier.activate();
+		const moved = new TriggerHarness({ events: ['call.ended'], options: {} }, remoteService(), undefined, {
+			workflowId: earlier.workflow.id as string,
+			staticData: earlier.savedStaticData(),
+			nodeType: earlier.nodeType,
+		});
+		await expect(moved.activate()).rejects.toThrow(refusal);
+		expect(modulesFor(simulator, moved.webhookUrl)).toHaveLength(1);
+	});
+
+	it('the refused activation leaves static data as it was, and n8n\'s delete() after it sends nothing', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended', 'call.failed'], options: {} }, remoteService());
+		await expect(trigger.activate()).rejects.toThrow(refusal);
+		expect(trigger.savedStaticData()).toEqual({});
+		expect(simulator.requests).toEqual([]);
+		expect(lookups.names).toEqual([]);
+	});
+
+	it('a plain http webhook URL against an https Base URL: registration goes ahead, after one warning in n8n\'s log', async () => {
+		const warnings = jest.fn();
+		const log = { info: jest.fn(), warn: warnings, error: jest.fn(), debug: jest.fn() };
+		const logger = jest.spyOn(HookContext.prototype, 'logger', 'get').mockReturnValue(log as unknown as HookContext['logger']);
+		try {
+			// https to the plain simulator: the registration is sent and fails at TLS, after the warning.
+			const httpsService = { ...remoteService(), baseUrl: remoteService().baseUrl.replace('http:', 'https:') };
+			const trigger = new TriggerHarness({ events: ['call.ended', 'call.failed'], options: {} }, httpsService, 'http://n8n.example.com/webhook');
+			expect(await trigger.checkExists()).toBe(false);
+			expect(warnings).not.toHaveBeenCalled();
+			await expect(trigger.create()).rejects.toThrow(/^Create Webhook Module failed: the TLS connection/);
+			expect(warnings.mock.calls.map(([message]) => message as string)).toEqual([
+				expect.stringMatching(/^Campaign Calling Trigger: n8n's webhook URL http:\/\/n8n\.example\.com\/webhook\/.* is plain http while the service is reached over https/),
+			]);
+			expect(lookups.names).toEqual([REMOTE_SERVICE_NAME]);
+		} finally {
+			logger.mockRestore();
+		}
 	});
 });

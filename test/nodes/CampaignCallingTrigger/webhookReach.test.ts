@@ -1,0 +1,250 @@
+/**
+ * The check of n8n's webhook URL against the credential's Base URL, through n8n-core's real
+ * HookContext. A Base URL that is not on this machine is the name campaign-calling.test, whose
+ * lookups the test answers with 127.0.0.1: the check sees a service on another machine, and a
+ * request that got past it would reach the simulator here, where the test counts it.
+ */
+import { HookContext } from 'n8n-core';
+import type { IHookFunctions, IWebhookData } from 'n8n-workflow';
+
+import { assertServiceCanReachWebhook, isLoopbackHost, warnOfUnencryptedDeliveries } from '../../../nodes/CampaignCallingTrigger/webhookReach';
+import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
+import { additionalDataFor, type CredentialData } from '../../helpers/n8nContext.ts';
+import { REMOTE_SERVICE_NAME as SERVICE_NAME, answerLookupsWithLoopback, type LoopbackLookups } from '../../helpers/loopbackLookups.ts';
+import { TriggerHarness, WEBHOOK_ID, modulesFor } from '../../helpers/triggerContext.ts';
+
+const DOCS = 'https://docs.n8n.io/hosting/configuration/configuration-examples/webhook-url/';
+
+let simulator: Simulator;
+let lookups: LoopbackLookups;
+beforeAll(async () => {
+	simulator = await startSimulator();
+	lookups = answerLookupsWithLoopback();
+});
+afterAll(async () => {
+	lookups.restore();
+	await simulator.close();
+});
+beforeEach(() => {
+	simulator.reset();
+	lookups.clear();
+});
+
+const port = () => new URL(simulator.url).port;
+/** The simulator, reached by a name that is not loopback: a service on another machine, for the check. */
+const remoteService = (): CredentialData => ({ baseUrl: `http://${SERVICE_NAME}:${port()}/`, apiKey: DEMO.apiKey });
+const localService = (): CredentialData => ({ baseUrl: simulator.url, apiKey: DEMO.apiKey });
+const EVENTS = { events: ['call.ended', 'call.failed'], options: {} };
+
+async function failureOf(promise: Promise<unknown>): Promise<Error & { description?: string }> {
+	return (await promise.then(
+		() => {
+			throw new Error('expected a failure');
+		},
+		(error: unknown) => error,
+	)) as Error & { description?: string };
+}
+
+/** n8n's HookContext for "Listen for test event" (the test URL) or for activation, with the given webhook base URLs. */
+function hookContext(
+	trigger: TriggerHarness,
+	credentials: CredentialData,
+	{ isTest, webhookBaseUrl, webhookTestBaseUrl }: { isTest: boolean; webhookBaseUrl: string; webhookTestBaseUrl: string },
+): IHookFunctions {
+	const additionalData = { ...additionalDataFor(credentials), webhookBaseUrl, webhookTestBaseUrl };
+	const webhookData: IWebhookData = {
+		httpMethod: 'POST',
+		node: trigger.node.name,
+		path: `${WEBHOOK_ID}/webhook`,
+		webhookDescription: trigger.nodeType.description.webhooks![0],
+		workflowId: trigger.workflow.id,
+		workflowExecuteAdditionalData: additionalData,
+		webhookId: WEBHOOK_ID,
+		isTest,
+	};
+	return new HookContext(trigger.workflow, trigger.node, additionalData, isTest ? 'manual' : 'trigger', isTest ? 'manual' : 'activate', webhookData);
+}
+
+describe('isLoopbackHost: a host that is the connecting machine itself, as the URL parser gives it', () => {
+	const hostOf = (url: string) => new URL(url).hostname;
+
+	it.each([
+		'http://localhost:5678/',
+		'http://LOCALHOST.:5678/',
+		'http://n8n.localhost/',
+		'http://localhost.localdomain/',
+		'http://ip6-localhost/',
+		'http://127.0.0.1:5678/',
+		'http://127.1/',
+		'http://127.255.255.254/',
+		'http://0x7f.1/',
+		'http://2130706433/',
+		'http://0.0.0.0:5678/',
+		'http://0/',
+		'http://[::1]:5678/',
+		'http://[0:0:0:0:0:0:0:1]/',
+		'http://[::]/',
+		'http://[::ffff:127.0.0.1]/',
+		'http://[::ffff:0.0.0.0]/',
+	])('%s is loopback', (url) => {
+		expect(isLoopbackHost(hostOf(url))).toBe(true);
+	});
+
+	it.each([
+		'http://10.1.2.3/',
+		'http://172.16.0.5/',
+		'http://192.168.1.10/',
+		'http://169.254.1.1/',
+		'http://100.64.0.1/',
+		'http://128.0.0.1/',
+		'http://1.127.0.0/',
+		'http://[fd00::1]/',
+		'http://[fe80::1]/',
+		'http://[::ffff:10.0.0.1]/',
+		'http://[::2]/',
+		'http://n8n.local/',
+		'http://n8n.internal/',
+		'http://n8n/',
+		'http://localhost.example.com/',
+		'http://mylocalhost/',
+		'http://n8n.example.com/',
+	])('%s is not loopback', (url) => {
+		expect(isLoopbackHost(hostOf(url))).toBe(false);
+	});
+});
+
+describe('activation refuses a loopback webhook URL while the service is on another machine', () => {
+	it('with n8n\'s default webhook URL: the message names the URL, why, what to set and n8n\'s page; nothing reaches the service', async () => {
+		const trigger = new TriggerHarness(EVENTS, remoteService(), 'http://localhost:5678/webhook');
+		const failure = await failureOf(trigger.activate());
+		expect(failure.name).toBe('NodeOperationError');
+		expect(failure.message).toBe(
+			`The service cannot reach n8n's webhook URL http://localhost:5678/webhook/${WEBHOOK_ID}/webhook: localhost is a loopback address, and the service (${SERVICE_NAME}:${port()}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to the address at which the service reaches n8n, and restart n8n: ${DOCS} . Nothing was registered at the service.`,
+		);
+		expect(failure.description).toBe(
+			`n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ behind a reverse proxy. See ${DOCS}`,
+		);
+		expect(simulator.requests).toEqual([]);
+		expect(lookups.names).toEqual([]);
+	});
+
+	it.each([
+		'http://127.0.0.1:5678/webhook',
+		'http://127.1:5678/webhook',
+		'http://127.9.9.9:5678/webhook',
+		'http://[::1]:5678/webhook',
+		'http://0.0.0.0:5678/webhook',
+		'http://[::ffff:127.0.0.1]:5678/webhook',
+		'http://n8n.localhost:5678/webhook',
+		'https://localhost/webhook',
+	])('%s: refused, and the simulator holds no module', async (webhookBaseUrl) => {
+		const trigger = new TriggerHarness(EVENTS, remoteService(), webhookBaseUrl);
+		const failure = await failureOf(trigger.activate());
+		expect(failure.message).toMatch(/^The service cannot reach n8n's webhook URL .* is a loopback address, .* Set N8N_WEBHOOK_URL \(WEBHOOK_URL on n8n 1\.x\)/);
+		expect(simulator.requests).toEqual([]);
+		expect(simulator.state.webhookModules.size).toBe(0);
+	});
+
+	it('"Listen for test event": the test URL is checked the same way, and refused before anything is registered', async () => {
+		const trigger = new TriggerHarness(EVENTS, remoteService());
+		const context = hookContext(trigger, remoteService(), {
+			isTest: true,
+			webhookBaseUrl: 'https://n8n.example.com/webhook',
+			webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		});
+		const hooks = trigger.nodeType.webhookMethods.default;
+		const failure = await failureOf(hooks.checkExists.call(context));
+		expect(failure.message).toContain(`webhook URL http://localhost:5678/webhook-test/${WEBHOOK_ID}/webhook: localhost is a loopback address`);
+		await failureOf(hooks.create.call(context));
+		expect(simulator.requests).toEqual([]);
+	});
+});
+
+describe('what the check lets through', () => {
+	it('a loopback Base URL with a loopback webhook URL (n8n and the service on one machine, as in the demo): registered', async () => {
+		const trigger = new TriggerHarness(EVENTS, localService(), 'http://127.0.0.1:5678/webhook');
+		await trigger.activate();
+		expect(modulesFor(simulator, trigger.webhookUrl).map(({ event }) => event)).toEqual(['call.ended', 'call.failed']);
+	});
+
+	it('a Base URL named localhost, with a loopback webhook URL: registered', async () => {
+		const trigger = new TriggerHarness(EVENTS, { baseUrl: `http://localhost:${port()}`, apiKey: DEMO.apiKey }, 'http://127.0.0.1:5678/webhook');
+		await trigger.activate();
+		expect(modulesFor(simulator, trigger.webhookUrl)).toHaveLength(2);
+	});
+
+	it.each([
+		['a public name', 'https://n8n.example.com/webhook'],
+		['a private IPv4 address (10/8)', 'http://10.1.2.3:5678/webhook'],
+		['a private IPv4 address (172.16/12)', 'http://172.16.0.5:5678/webhook'],
+		['a private IPv4 address (192.168/16)', 'http://192.168.1.10:5678/webhook'],
+		['a link-local address', 'http://169.254.10.20:5678/webhook'],
+		['an IPv6 unique local address', 'http://[fd12:3456::1]:5678/webhook'],
+		['an IPv6 link-local address', 'http://[fe80::1]:5678/webhook'],
+		['a .local name', 'http://n8n.local:5678/webhook'],
+		['an .internal name', 'http://n8n.internal:5678/webhook'],
+		['a name of one label', 'http://n8n:5678/webhook'],
+	])('%s, with the service on another machine: registered (the service may share that network)', async (_label, webhookBaseUrl) => {
+		const trigger = new TriggerHarness(EVENTS, remoteService(), webhookBaseUrl);
+		await trigger.activate();
+		expect(modulesFor(simulator, trigger.webhookUrl).map(({ event }) => event)).toEqual(['call.ended', 'call.failed']);
+	});
+
+	it('"Listen for test event" with a test URL the service can reach passes the check', async () => {
+		const trigger = new TriggerHarness(EVENTS, remoteService());
+		const context = hookContext(trigger, remoteService(), {
+			isTest: true,
+			webhookBaseUrl: 'http://localhost:5678/webhook',
+			webhookTestBaseUrl: 'https://n8n.example.com/webhook-test',
+		});
+		await expect(assertServiceCanReachWebhook.call(context)).resolves.toBeUndefined();
+	});
+
+	it('a Base URL that is no web address is left to the registration, which refuses it with its own message', async () => {
+		const trigger = new TriggerHarness(EVENTS, { baseUrl: 'campaign-calling', apiKey: DEMO.apiKey }, 'http://localhost:5678/webhook');
+		const failure = await failureOf(trigger.activate());
+		expect(failure.message).toBe(
+			'Create Webhook Module failed: The credential\'s Base URL "campaign-calling" is not a web address. Enter it with its scheme, for example https://api.example.com',
+		);
+	});
+});
+
+describe('a plain http webhook URL against an https Base URL', () => {
+	let warnings: jest.Mock;
+	let logger: jest.SpyInstance;
+	beforeEach(() => {
+		warnings = jest.fn();
+		const log = { info: jest.fn(), warn: warnings, error: jest.fn(), debug: jest.fn() };
+		logger = jest.spyOn(HookContext.prototype, 'logger', 'get').mockReturnValue(log as unknown as HookContext['logger']);
+	});
+	afterEach(() => logger.mockRestore());
+
+	const contextFor = (baseUrl: string, webhookBaseUrl: string) => {
+		const credentials = { baseUrl, apiKey: DEMO.apiKey };
+		return hookContext(new TriggerHarness(EVENTS, credentials), credentials, {
+			isTest: false,
+			webhookBaseUrl,
+			webhookTestBaseUrl: `${webhookBaseUrl}-test`,
+		});
+	};
+
+	it('passes the check, with a warning in n8n\'s log that deliveries and their secret header travel unencrypted', async () => {
+		const context = contextFor('https://api.example.com', 'http://n8n.example.com:5678/webhook');
+		await expect(assertServiceCanReachWebhook.call(context)).resolves.toBeUndefined();
+		await warnOfUnencryptedDeliveries.call(context);
+		expect(warnings.mock.calls).toEqual([
+			[
+				`Campaign Calling Trigger: n8n's webhook URL http://n8n.example.com:5678/webhook/${WEBHOOK_ID}/webhook is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to an https address: ${DOCS}`,
+			],
+		]);
+	});
+
+	it.each([
+		['https against https', 'https://api.example.com', 'https://n8n.example.com/webhook'],
+		['http against http', `http://${SERVICE_NAME}`, 'http://n8n.example.com/webhook'],
+		['https against http', `http://${SERVICE_NAME}`, 'https://n8n.example.com/webhook'],
+	])('%s: no warning', async (_label, baseUrl, webhookBaseUrl) => {
+		await warnOfUnencryptedDeliveries.call(contextFor(baseUrl, webhookBaseUrl));
+		expect(warnings).not.toHaveBeenCalled();
+	});
+});
