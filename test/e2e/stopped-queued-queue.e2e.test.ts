@@ -3,6 +3,8 @@
  * and one worker at concurrency 1 (harness/stoppedQueued.ts has the scenario): X keeps the worker busy,
  * A's job waits in the queue and is stopped, the sender retries A (6 s per attempt, 5 retries). The
  * trigger must still run A, exactly once; n8n's Webhook node (Respond Immediately) is reported beside it.
+ * n8n (2.41.1 and 1.123.81) marks the stopped execution canceled but leaves its job in the queue: the
+ * worker runs it once X is done, so the earlier execution does answer here.
  * Executions are counted in n8n's Postgres database. E2E_PACKAGE_ROOT=<a built checkout>: its package.
  */
 import { startSimulator, type Simulator } from '../simulator/server.ts';
