@@ -87,7 +87,7 @@ export class CampaignCallingTrigger implements INodeType {
 						type: 'boolean',
 						default: false,
 						description:
-							'Whether each item also carries the delivery\'s HTTP headers (under "headers"), without this node\'s secret',
+							'Whether each item also carries the delivery\'s HTTP headers (under "headers"), without this node\'s secret. An event that has its own "headers" field keeps it, and its item then carries no delivery headers.',
 					},
 					{
 						displayName: 'Ignore Repeats',

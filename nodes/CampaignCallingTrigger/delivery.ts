@@ -37,11 +37,24 @@ export type ParsedDelivery =
 	| { ok: true; entries: IDataObject[] }
 	| { ok: false; statusCode: number; message: string };
 
+/**
+ * The one media type n8n parses as JSON for a webhook node (middlewares/body-parser.js parseBody, on
+ * n8n 1.x and 2.x). Other JSON types (application/vnd.x+json, text/json) are not parsed: n8n 2.x does
+ * not even read their bytes for a node of version 2 (webhook-helpers.js isParsableContentType).
+ */
+const JSON_MEDIA_TYPE = 'application/json';
+
 /** Checks a delivery's type, size and JSON; yields one entry per object of the body. */
 export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 	const contentType = String(request.headers['content-type'] ?? '');
-	if (!/[/+]json\b/i.test(contentType)) {
-		return { ok: false, statusCode: 415, message: 'Send the event as JSON (Content-Type: application/json)' };
+	const mediaType = contentType.split(';')[0].trim().toLowerCase();
+	if (mediaType !== JSON_MEDIA_TYPE) {
+		const sent = mediaType === '' ? 'no Content-Type' : `Content-Type ${mediaType}`;
+		return {
+			ok: false,
+			statusCode: 415,
+			message: `The delivery came with ${sent}, whose body n8n does not read as JSON: send the event as a JSON object with Content-Type: application/json`,
+		};
 	}
 	const declaredLength = Number(request.headers['content-length'] ?? 0);
 	const size = request.rawBody?.length ?? declaredLength;

@@ -2,7 +2,7 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import type { ModuleRecord } from './registrations';
-import { cacheRecordedKeys, triggerEventKey } from './repeats';
+import { answerRecordedAllAsNew, cacheRecordedKeys, triggerEventKey } from './repeats';
 
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
@@ -82,12 +82,14 @@ export function lastAttemptWaitMs(window: SenderWindow): number {
  * Marks the delivery's events as in flight until n8n answers it, in place of any earlier delivery's
  * record of them (whose attempts and first time it keeps: the sender's window runs from its first
  * attempt). A 2xx answer comes only from the trigger's execute() once n8n's deduplication store holds
- * the events, so they are then cached as recorded here too: in queue mode this webhook process learns
- * of them without running execute().
+ * the events; when it says the execution found none of them there (its repeats are the `knownRepeats`
+ * webhook() counted), they are cached as recorded here too (in queue mode this webhook process learns
+ * of them without running execute()), else they age the trigger's cached keys as the store's.
  */
-export function trackAnswer(trigger: string, hashes: string[], response: DeliveryResponse, window: SenderWindow): void {
+export function trackAnswer(trigger: string, hashes: string[], response: DeliveryResponse, window: SenderWindow, knownRepeats = 0): void {
 	if (hashes.length === 0) return;
-	const answered = whenAnswered(response);
+	const answer = whenAnswered(response);
+	const answered = answer.then(({ accepted }) => accepted);
 	const now = Date.now();
 	for (const hash of hashes) {
 		const key = triggerEventKey(trigger, hash);
@@ -96,26 +98,27 @@ export function trackAnswer(trigger: string, hashes: string[], response: Deliver
 		inFlight.set(key, { answered, attempts: earlier?.attempts ?? 1, since: earlier?.since ?? now, window: earlier?.window ?? window });
 		if (inFlight.size > MAX_IN_FLIGHT) inFlight.delete(inFlight.keys().next().value as string);
 	}
-	void answered.then((accepted) => {
+	void answer.then(({ accepted, body }) => {
 		for (const hash of hashes) {
 			const key = triggerEventKey(trigger, hash);
 			if (inFlight.get(key)?.answered === answered) inFlight.delete(key);
 		}
-		if (accepted) cacheRecordedKeys(trigger, hashes);
+		if (accepted) cacheRecordedKeys(trigger, hashes, answerRecordedAllAsNew(body, knownRepeats));
 	});
 }
 
 /**
- * Resolves once n8n answers the delivery: true for a 2xx answer. n8n answers through the response's
- * end() even after the sender stopped waiting, when Node emits no 'finish' on it, so end() is where
- * the answer is seen, in the process that took the delivery (also when a queue-mode worker ran it).
+ * Resolves once n8n answers the delivery, with whether it was 2xx and the body it sent (Express's
+ * res.json ends with it). n8n answers through the response's end() even after the sender stopped
+ * waiting, when Node emits no 'finish' on it, so end() is where the answer is seen, in the process
+ * that took the delivery (also when a queue-mode worker ran it).
  */
-function whenAnswered(response: DeliveryResponse): Promise<boolean> {
+function whenAnswered(response: DeliveryResponse): Promise<{ accepted: boolean; body: unknown }> {
 	return new Promise((resolve) => {
 		const end = response.end;
 		response.end = function (this: DeliveryResponse, ...args: unknown[]) {
 			response.end = end;
-			resolve(response.statusCode >= 200 && response.statusCode < 300);
+			resolve({ accepted: response.statusCode >= 200 && response.statusCode < 300, body: args[0] });
 			return (end as (...endArgs: unknown[]) => DeliveryResponse).apply(this, args);
 		} as DeliveryResponse['end'];
 	});

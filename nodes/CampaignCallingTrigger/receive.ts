@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
 import { EVENT_HEADER, HANDOVER_FIELD, deliveringModule, parseDelivery, readHandover, withoutSecret } from './delivery';
@@ -7,7 +7,7 @@ import type { Handover } from './delivery';
 import { HUNG_UP, WAITED_LONG_ENOUGH, awaitEarlierAnswers, countRetry, earlierAnswer, trackAnswer } from './inFlight';
 import { ignoresRepeats, repeatKeyPath, selectedEvents, thisTrigger } from './parameters';
 import { currentModuleRecords } from './registrations';
-import { REMEMBERED_KEYS, checkAndRecordKeys, isRecordedRepeat, repeatKeyHash } from './repeats';
+import { REMEMBERED_KEYS, STORE_SETTLE_MS, checkAndRecordKeys, isRecordedRepeat, keySources, repeatKeyHash } from './repeats';
 
 /**
  * webhook(): checks a delivery and hands its new events to n8n for an execution. It answers at once
@@ -40,13 +40,14 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const checkRepeats = ignoresRepeats.call(this, options);
 	const path = checkRepeats ? repeatKeyPath.call(this, options) : [];
 
+	const keySource = checkRepeats ? keySources(delivery.entries, request.rawBody?.toString('utf8')) : [];
 	const selected: Array<{ entry: IDataObject; eventType: string; key: string | undefined }> = [];
-	for (const entry of delivery.entries) {
+	delivery.entries.forEach((entry, index) => {
 		const eventType = typeof entry.event_type === 'string' ? entry.event_type : fallbackEvent;
 		// Modules of events no longer selected still deliver here; they are acknowledged and dropped.
-		if (eventType === undefined || !events.has(eventType)) continue;
-		selected.push({ entry, eventType, key: checkRepeats ? repeatKeyHash(entry, path, eventType) : undefined });
-	}
+		if (eventType === undefined || !events.has(eventType)) return;
+		selected.push({ entry, eventType, key: checkRepeats ? repeatKeyHash(keySource[index], path, eventType) : undefined });
+	});
 	const received = delivery.entries.length;
 	const repeatsOf = (count: number) => (checkRepeats ? count : undefined);
 
@@ -75,14 +76,15 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		const answer = earlierAnswer(trigger, key);
 		return answer === undefined || givenUp.has(answer) ? [key] : [];
 	});
-	trackAnswer(trigger, keysInFlightHere, response, sender);
+	const knownRepeats = selected.length - passed.length;
+	trackAnswer(trigger, keysInFlightHere, response, sender, knownRepeats);
 
 	const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
-	const knownRepeats = selected.length - passed.length;
 	const items: INodeExecutionData[] = passed.map(({ entry, eventType, key }) => {
 		const json: IDataObject = { ...entry };
 		json.event_type = eventType;
-		if (headers) json.headers = headers;
+		// The event's own fields come first: an event with a field of that name keeps it, without the headers.
+		if (headers && !Object.prototype.hasOwnProperty.call(entry, 'headers')) json.headers = headers;
 		const handover: Handover = { received, repeats: knownRepeats };
 		if (key !== undefined) handover.key = key;
 		json[HANDOVER_FIELD] = handover as unknown as IDataObject;
@@ -108,6 +110,7 @@ export async function answerDelivery(this: IExecuteFunctions): Promise<INodeExec
 		const store = {
 			record: async (hashes: string[]) => await this.helpers.checkProcessedAndRecord(hashes, 'node', options),
 			remove: async (hashes: string[]) => await this.helpers.removeProcessed(hashes, 'node', options),
+			settle: async () => await sleep(STORE_SETTLE_MS),
 		};
 		// n8n cancels an execution by aborting this signal after it answered the sender 500 (1.x at
 		// shutdown, while this execution waited for the store): the service sends the event again, which

@@ -15,13 +15,16 @@
  * measures how often.
  */
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { startSimulator, type Simulator } from '../simulator/server.ts';
 import { SECRET_HEADER, countBy, inPool, registeredSecret, sendDelivery, triggerUrl, type DeliveryAnswer } from './harness/deliveries.ts';
 import { drainedExecutions, postgresExecutions, type StoredExecution } from './harness/fullQueue.ts';
 import { simulatorCredential } from './harness/n8n.ts';
 import { log } from './harness/process.ts';
-import { startQueueN8n, type QueueN8nInstance } from './harness/queue.ts';
+import { ensureQueueServices, startQueueN8n, type QueueN8nInstance } from './harness/queue.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { campaignCallingTriggerNode, setNode, triggerWorkflow, type CredentialRef } from './harness/workflows.ts';
 
@@ -36,6 +39,9 @@ const FIRST_EVENTS = 2 * WORKER_CONCURRENCY;
 const MAX_EXECUTIONS_PER_EVENT = 1.25;
 const MARKER_NODE = 'Marker';
 const TEST_TIMEOUT_MS = 10 * 60_000;
+/** The lost-key burst: distinct events, alternately to the webhook process and the main. */
+const BURST_EVENTS = Number(process.env.E2E_TWO_WORKERS_BURST ?? 200);
+const BURST_AT_ONCE = 2 * WORKER_CONCURRENCY;
 
 interface SentEvents {
 	events: number;
@@ -165,6 +171,58 @@ describeEachVersion('n8n %s in queue mode with two workers: Ignore Repeats at it
 		},
 		TEST_TIMEOUT_MS,
 	);
+
+	it(
+		`a burst of ${BURST_EVENTS} distinct events, ${BURST_AT_ONCE} at a time, half to the webhook process and half to the main, run on both workers: ` +
+			"measures how many keys n8n's store loses (each event sent again to the other process runs again if its key was lost), and no event is lost",
+		async () => {
+			const trigger = campaignCallingTriggerNode(['call.ended'], credential);
+			const created = await n8n.api.createWorkflow(triggerWorkflow('two workers: lost keys', trigger, [setNode(MARKER_NODE, { marker: '={{ $json.data.marker }}' })]));
+			await n8n.api.activate(created.id);
+			const path = triggerUrl(n8n, trigger).slice(n8n.webhookUrl.length);
+			const secret = registeredSecret(simulator, triggerUrl(n8n, trigger));
+			const bodies = Array.from({ length: BURST_EVENTS }, (_, index) =>
+				JSON.stringify({ event_type: 'call.ended', event_id: randomUUID(), data: { marker: `burst-${index}` } }),
+			);
+			const processes = [n8n.webhookUrl, n8n.url];
+			const send = async (base: string, body: string) =>
+				await sendDelivery(`${base}${path}`, { headers: [['content-type', 'application/json'], [SECRET_HEADER, secret]], body });
+			const logMarks = n8n.workers.map((worker) => worker.logs().length);
+
+			// Round 1: each event once, alternately to the two processes, so both workers record different events at once.
+			const first = await inPool(bodies, BURST_AT_ONCE, async (body, index) => await send(processes[index % 2], body));
+			const afterFirst = await drainedExecutions(postgresExecutions(n8n), created.id, 5 * 60_000);
+			const storedAfterFirst = await storedKeyCount(n8n, created.id);
+			// Round 2: each event again, to the process that did not take it (it has not cached the key): a copy
+			// whose key n8n's store lost runs again.
+			const second = await inPool(bodies, BURST_AT_ONCE, async (body, index) => await send(processes[(index + 1) % 2], body));
+			const afterSecond = await drainedExecutions(postgresExecutions(n8n), created.id, 5 * 60_000);
+			await n8n.api.deactivate(created.id);
+			expect([afterFirst.drained, afterSecond.drained]).toEqual([true, true]);
+
+			const runsAfter = (executions: StoredExecution[]) => countBy(markersRun(executions), (marker) => marker);
+			const markers = bodies.map((_, index) => `burst-${index}`);
+			const firstRuns = runsAfter(afterFirst.executions);
+			const allRuns = runsAfter(afterSecond.executions);
+			const result = {
+				sent: { first: first.length, second: second.length },
+				answered: { first: countBy(first, (answer) => String(answer.status)), second: countBy(second, (answer) => String(answer.status)) },
+				executions: { first: afterFirst.executions.length, total: afterSecond.executions.length },
+				keysInStoreAfterFirst: storedAfterFirst,
+				ranTwiceInFirst: markers.filter((marker) => (firstRuns[marker] ?? 0) >= 2).length,
+				ranAgainInSecond: markers.filter((marker) => (allRuns[marker] ?? 0) > (firstRuns[marker] ?? 0)).length,
+				ranNever: markers.filter((marker) => (allRuns[marker] ?? 0) === 0).length,
+				perWorker: n8n.workers.map((worker, index) => (worker.logs().slice(logMarks[index]).match(/Worker started execution/g) ?? []).length),
+			};
+			log(`two workers, n8n ${version}, lost keys in a burst: ${JSON.stringify(result)}`);
+			expect(result.answered.first).toEqual({ 200: BURST_EVENTS });
+			expect(result.ranNever).toBe(0);
+			expect(result.perWorker.every((count) => count > 0)).toBe(true);
+			// A lost key is a key missing from the store after round 1, and exactly then its copy runs again.
+			expect(result.ranAgainInSecond).toBe(BURST_EVENTS - storedAfterFirst);
+		},
+		TEST_TIMEOUT_MS,
+	);
 });
 
 /** The markers of the events whose Marker node ran, once per run. */
@@ -185,4 +243,15 @@ function addCounts(counts: Array<Record<string, number>>): Record<string, number
 function lostFirstInserts(n8n: QueueN8nInstance): number {
 	const lines = readFileSync(n8n.postgres.logFile, 'utf8').split('\n');
 	return lines.filter((line, index) => line.includes('duplicate key value violates unique constraint') && /INSERT INTO "public"\."processed_data"/.test(lines[index + 2] ?? '')).length;
+}
+
+/** How many keys n8n's deduplication store holds for the workflow's trigger (its one processed_data row). */
+async function storedKeyCount(n8n: QueueN8nInstance, workflowId: string): Promise<number> {
+	const { postgresBin } = await ensureQueueServices();
+	const { port, database, user, password } = n8n.postgres;
+	const sql = `SELECT coalesce(sum(json_array_length((value::json)->'data')), 0) FROM processed_data WHERE "workflowId" = '${workflowId}'`;
+	const { stdout } = await promisify(execFile)(join(postgresBin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', database, '-At', '-c', sql], {
+		env: { ...process.env, PGPASSWORD: password },
+	});
+	return Number(stdout.trim());
 }

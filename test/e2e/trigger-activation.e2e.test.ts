@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import type { DeliveryResult } from '../simulator/types.ts';
-import { SECRET_HEADER, triggerUrl } from './harness/deliveries.ts';
+import { SECRET_HEADER, executionsBeforeMarker, settleMarker, triggerUrl } from './harness/deliveries.ts';
 import { type Execution, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
 import { log, sleep } from './harness/process.ts';
 import { N8N_VERSIONS, e2eVersions } from './harness/runtime.ts';
@@ -53,6 +53,20 @@ async function n8nFor({ version, extraEnv }: Pick<Setup, 'version' | 'extraEnv'>
 	return extraEnv ? await startN8n({ version, withPackage: true, extraEnv, readyTimeoutMs: 400_000 }) : await sharedN8n(version);
 }
 
+/**
+ * The workflow's executions once n8n has handled every delivery answered so far: the service delivers a
+ * new `event` after them, which must run through `url`; its execution is left out (executionsBeforeMarker).
+ */
+async function executionsAfterMarker(n8n: N8nInstance, simulator: Simulator, workflowId: string, url: string, event: string): Promise<Execution[]> {
+	const marker = settleMarker();
+	const delivered = (await simulator.deliverEvent(event, { data: { contact_id: DEMO.completedContactId, marker } })).filter(
+		(result) => result.url === url,
+	);
+	// The modules of the current activation accept it (one for the event); an older module's secret is refused.
+	expect(delivered.filter((result) => result.ok).map((result) => result.status)).toEqual([200]);
+	return await executionsBeforeMarker(n8n, workflowId, marker);
+}
+
 function activationFailingPartWay({ label, version, extraEnv }: Setup): void {
 	let simulator: Simulator;
 	let n8n: N8nInstance;
@@ -62,6 +76,7 @@ function activationFailingPartWay({ label, version, extraEnv }: Setup): void {
 		[...simulator.state.webhookModules.values()].map(({ record }) => record).filter((record) => record.settings.url === url);
 	const eventsOf = (url: string) => modulesFor(url).map((module) => module.event_type).sort();
 	const registrationsSent = () => simulator.requests.filter((request) => request.path === '/v1/modules/webhook').length;
+	const executionsSettled = async (workflowId: string, url: string) => await executionsAfterMarker(n8n, simulator, workflowId, url, 'call.started');
 
 	beforeAll(async () => {
 		simulator = await startSimulator();
@@ -103,16 +118,14 @@ function activationFailingPartWay({ label, version, extraEnv }: Setup): void {
 			results.push(...delivered);
 		}
 		expect(results.map((result) => [result.ok, result.status])).toEqual(EVENTS.map(() => [true, 200]));
-		const executions = await n8n.api.waitForExecutions(workflowId, EVENTS.length, 60_000);
-		// A moment more, so an extra execution would show.
-		await sleep(2000);
-		const all = await n8n.api.listExecutions(workflowId, true);
+		// One more event, delivered after those were answered: once it has run, n8n has handled them all.
+		const all = await executionsSettled(workflowId, url);
 		const seen = all.flatMap((execution) =>
 			nodeOutput(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker?: string } | undefined)?.marker),
 		);
 		expect(all.map((execution) => execution.status)).toEqual(EVENTS.map(() => 'success'));
 		expect(seen.sort()).toEqual([...markers].sort());
-		return { results, executions: all.length, finishedBeforeWait: executions.length };
+		return { results, executions: all.length };
 	}
 
 	/** n8n's copy of the workflow (with its static data) and of every execution, searched for each module's secret. */
@@ -200,8 +213,10 @@ function deliverySettingsAndEarlyDeliveries({ label, version, extraEnv }: Setup)
 			.map(({ record }) => record)
 			.filter((record) => record.settings.url === url)
 			.map((record) => `${record.event_type} timeout ${record.settings.timeout} retry_limit ${record.settings.retry_limit}`);
-	const markersRun = async (workflowId: string) =>
-		(await n8n.api.listExecutions(workflowId, true)).flatMap((execution) =>
+	const registrationsSent = () => simulator.requests.filter((request) => request.path === '/v1/modules/webhook').length;
+	/** The markers of the events run so far, once n8n has handled every delivery answered (executionsAfterMarker). */
+	const markersRun = async (workflowId: string, url: string, event: string) =>
+		(await executionsAfterMarker(n8n, simulator, workflowId, url, event)).flatMap((execution) =>
 			nodeOutput(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker?: string } | undefined)?.marker),
 		);
 
@@ -243,9 +258,7 @@ function deliverySettingsAndEarlyDeliveries({ label, version, extraEnv }: Setup)
 			[false, 401],
 			[true, 200],
 		]);
-		await n8n.api.waitForExecutions(workflow.id, 1, 60_000);
-		await sleep(2000);
-		expect(await markersRun(workflow.id)).toEqual([marker]);
+		expect(await markersRun(workflow.id, url, 'call.ended')).toEqual([marker]);
 		log(`n8n ${label}, Timeout 30 → 90: modules before ${JSON.stringify(before)}, after ${JSON.stringify(after)}; one event delivered through both: ${JSON.stringify(statuses)}; executions with it: 1`);
 	});
 
@@ -253,20 +266,35 @@ function deliverySettingsAndEarlyDeliveries({ label, version, extraEnv }: Setup)
 		const trigger = campaignCallingTriggerNode(['call.started', 'call.ended'], credential);
 		const workflow = await n8n.api.createWorkflow(triggerWorkflow(`delivery during activation ${version}`, trigger));
 		const url = triggerUrl(n8n, trigger);
-		// The second registration takes 8 s to answer, so activation is still running when the first module delivers.
-		simulator.injectFault({ kind: 'slow', path: '/v1/modules/webhook', after: 1, delayMs: 8000 });
+		// The second registration is held 15 s before the service answers it: activation cannot finish before then.
+		simulator.injectFault({ kind: 'slow', path: '/v1/modules/webhook', after: 1, delayMs: 15_000 });
+		const sentBefore = registrationsSent();
+		let activationSettled = false;
 		const activation = n8n.api.activate(workflow.id);
+		const settled = () => {
+			activationSettled = true;
+		};
+		activation.then(settled, settled);
 		try {
+			// The first module is registered and the second registration has reached the service, unanswered.
+			const secondRegistrationWaiting = () => modulesAt(url).length === 1 && registrationsSent() - sentBefore === 2;
 			const started = Date.now();
-			while (modulesAt(url).length === 0 && Date.now() - started < 60_000) await sleep(50);
+			while (!secondRegistrationWaiting() && !activationSettled && Date.now() - started < 120_000) await sleep(50);
+			expect({ modules: modulesAt(url).length, registrations: registrationsSent() - sentBefore, activationSettled }).toEqual({
+				modules: 1,
+				registrations: 2,
+				activationSettled: false,
+			});
 			const marker = `early-${randomUUID()}`;
 			const delivered = (await simulator.deliverEvent('call.started', { data: { marker } })).filter((result) => result.url === url);
-			const stillActivating = modulesAt(url).length === 1;
+			// As the delivery was answered: the second module still unregistered, activation still running.
+			const whenAnswered = { modules: modulesAt(url).length, activationSettled };
 			expect(delivered.map((result) => [result.ok, result.status])).toEqual([[true, 200]]);
+			expect(whenAnswered).toEqual({ modules: 1, activationSettled: false });
 			await activation;
-			await n8n.api.waitForExecutions(workflow.id, 1, 60_000);
-			expect(await markersRun(workflow.id)).toEqual([marker]);
-			log(`n8n ${label}: a delivery while activation still ran (second module not yet registered: ${stillActivating}): ${delivered.map((result) => result.status).join(', ')}`);
+			expect(modulesAt(url)).toHaveLength(2);
+			expect(await markersRun(workflow.id, url, 'call.started')).toEqual([marker]);
+			log(`n8n ${label}: a delivery while activation still ran (modules registered then: ${whenAnswered.modules} of 2; activation settled: ${whenAnswered.activationSettled}): ${delivered.map((result) => result.status).join(', ')}`);
 		} finally {
 			await activation.catch(() => undefined);
 			simulator.clearFaults();

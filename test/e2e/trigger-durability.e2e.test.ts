@@ -13,8 +13,8 @@ import {
 	SECRET_HEADER,
 	FLOOD_TEST_TIMEOUT_MS,
 	TRIGGER_FLOOD,
-	allExecutions,
 	countBy,
+	executionsBeforeMarker,
 	floodN8nEnv,
 	floodTrigger,
 	inPool,
@@ -22,12 +22,13 @@ import {
 	registeredSecret,
 	sendDelivery,
 	settledExecutions,
+	settleMarker,
 	triggerUrl,
 	type DeliveryAnswer,
 	type TriggerFloodResult,
 } from './harness/deliveries.ts';
 import { createUserFolder, type Execution, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
-import { log, sleep } from './harness/process.ts';
+import { log } from './harness/process.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { SOAK_RUN, soakOnly } from './harness/soak.ts';
 import { TRIGGER_NODE_NAME, campaignCallingTriggerNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
@@ -40,28 +41,11 @@ const GENUINE_COUNT = SOAK_RUN ? 1000 : 300;
 const FORGED_COUNT = GENUINE_COUNT / 5;
 const CONCURRENCY = 25;
 const PAIRS = 100;
-const STILL_RUNNING = ['new', 'running', 'waiting'];
 
 /** Genuine repeats sent after the flood with Ignore Repeats on. */
 const FLOOD_REPEATS = 100;
 /** n8n's start (its migrations) on a machine this loaded can take minutes. */
 const READY_TIMEOUT_MS = 300_000;
-
-/** Waits until `count` executions have finished, then a moment more so an extra one would show. */
-async function finishedExecutions(n8n: N8nInstance, workflowId: string, count: number, timeoutMs = 180_000): Promise<Execution[]> {
-	const deadline = Date.now() + timeoutMs;
-	let finished = 0;
-	while (Date.now() < deadline) {
-		const all = await allExecutions(n8n, workflowId);
-		finished = all.filter((execution) => !STILL_RUNNING.includes(execution.status)).length;
-		if (finished >= count && all.length === finished) {
-			await sleep(1500);
-			return await allExecutions(n8n, workflowId, true);
-		}
-		await sleep(1000);
-	}
-	throw new Error(`Workflow ${workflowId} has ${finished} of ${count} finished executions after ${timeoutMs / 1000} s`);
-}
 
 const event = (marker: string, extra: Record<string, unknown> = {}) => ({
 	event_type: 'call.ended',
@@ -109,6 +93,17 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 	const markers = (executions: Execution[]) =>
 		executions.flatMap((execution) => nodeOutput(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker?: string }).marker));
 
+	/**
+	 * The trigger's executions once n8n has handled every delivery answered so far: a new event sent after
+	 * them must run, and runs after them (executionsBeforeMarker); its execution is left out.
+	 */
+	async function executionsSoFar(target: { workflowId: string; url: string; secret: string }): Promise<Execution[]> {
+		const marker = settleMarker();
+		const answer = await deliver(target.url, target.secret, event(marker));
+		expect(answer.status).toBe(200);
+		return await executionsBeforeMarker(n8n, target.workflowId, marker, 300_000);
+	}
+
 	beforeAll(async () => {
 		simulator = await startSimulator({ recordBodies: false });
 		userFolder = createUserFolder(`durability-${version}`);
@@ -120,6 +115,64 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		await n8n?.stop();
 		await simulator?.close();
 		if (userFolder && !process.env.E2E_KEEP_WORK) rmSync(userFolder, { recursive: true, force: true });
+	});
+
+	describe('what the trigger reads of a delivery', () => {
+		const send = async (url: string, secret: string, contentType: string, body: string): Promise<DeliveryAnswer> =>
+			await sendDelivery(url, { headers: [['content-type', contentType], [SECRET_HEADER, secret], ['x-request-id', 'r-e2e']], body });
+
+		it("reads what n8n parses as JSON (application/json, with parameters); answers any other JSON type 415, naming it and application/json, and starts nothing", async () => {
+			const target = await activeTrigger('content types', { ignoreRepeats: true });
+			const { url, secret } = target;
+			const refused = ['application/vnd.campaign+json', 'text/json', 'application/problem+json'];
+			for (const contentType of refused) {
+				const answer = await send(url, secret, `${contentType}; charset=utf-8`, JSON.stringify(event(`refused ${contentType}`)));
+				expect([answer.status, JSON.parse(answer.text)]).toEqual([
+					415,
+					{
+						status: 'error',
+						message: `The delivery came with Content-Type ${contentType}, whose body n8n does not read as JSON: send the event as a JSON object with Content-Type: application/json`,
+					},
+				]);
+			}
+			const read = await send(url, secret, 'Application/JSON; charset=UTF-8', JSON.stringify(event('read')));
+			expect([read.status, JSON.parse(read.text)]).toEqual([200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }]);
+			// Once n8n has handled all of them: the refused ones started nothing.
+			expect(markers(await executionsSoFar(target))).toEqual(['read']);
+		});
+
+		it("Include Headers keeps an event's own headers field, and gives the delivery's headers (without the secret) to an event without one", async () => {
+			const target = await activeTrigger('include headers', { includeHeaders: true, ignoreRepeats: false });
+			const { url, secret } = target;
+			const own = { ...event('own headers'), headers: { from: '+14155550123', sip: ['a', 'b'] } };
+			const plain = event('no headers');
+			const answer = await send(url, secret, 'application/json', JSON.stringify([own, plain]));
+			expect(answer.status).toBe(200);
+			const [execution] = await executionsSoFar(target);
+			const [first, second] = nodeOutput(execution, TRIGGER_NODE_NAME);
+			expect(first).toEqual(own);
+			expect(second).toMatchObject({ ...plain, headers: { 'x-request-id': 'r-e2e', 'content-type': 'application/json' } });
+			expect(JSON.stringify(second)).not.toContain(secret);
+		});
+
+		it('Repeat Key on an id beyond 2^53: ids that differ only in digits a double drops run each, the same id again is a repeat, answered by this process without an execution', async () => {
+			const target = await activeTrigger('big ids', { ignoreRepeats: true, repeatKey: 'data.id' });
+			const { url, secret } = target;
+			const raw = (id: string, marker: string) => `{"event_type":"call.ended","data":{"id":${id},"marker":"${marker}"}}`;
+			const answers: Array<[number, unknown]> = [];
+			for (const [id, marker] of [['12345678901234567891', 'one'], ['12345678901234567892', 'two'], ['12345678901234567891', 'one again']]) {
+				const answer = await send(url, secret, 'application/json', raw(id, marker));
+				answers.push([answer.status, JSON.parse(answer.text)]);
+			}
+			expect(answers).toEqual([
+				[200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }],
+				[200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }],
+				[200, { status: 'ok', received: 1, accepted: 0, repeats: 1 }],
+			]);
+			// Two executions once n8n has handled all four deliveries: the repeat started none.
+			const executions = await executionsSoFar(target);
+			expect([executions.length, markers(executions)]).toEqual([2, ['one', 'two']]);
+		});
 	});
 
 	let wholeBody: { trigger: WorkflowNode; workflowId: string; url: string; secret: string };
@@ -139,7 +192,7 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		expect([first.status, JSON.parse(first.text)]).toEqual([200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }]);
 		expect([again.status, JSON.parse(again.text)]).toEqual([200, { status: 'ok', received: 1, accepted: 0, repeats: 1 }]);
 		expect(other.status).toBe(200);
-		expect(markers(await finishedExecutions(n8n, wholeBody.workflowId, 2))).toEqual(['whole-1', 'whole-2']);
+		expect(markers(await executionsSoFar(wholeBody))).toEqual(['whole-1', 'whole-2']);
 
 		// Keyed on data.call_id: another event_id with the same call is a repeat; a body without the key never is.
 		await deliver(byCallId.url, byCallId.secret, firstCall);
@@ -148,12 +201,12 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		const keyless = event('no-key');
 		await deliver(byCallId.url, byCallId.secret, keyless);
 		await deliver(byCallId.url, byCallId.secret, keyless);
-		expect(markers(await finishedExecutions(n8n, byCallId.workflowId, 3))).toEqual(['call-1', 'no-key', 'no-key']);
+		expect(markers(await executionsSoFar(byCallId))).toEqual(['call-1', 'no-key', 'no-key']);
 
 		const repeated = event('off');
 		await deliver(off.url, off.secret, repeated);
 		await deliver(off.url, off.secret, repeated);
-		expect(markers(await finishedExecutions(n8n, off.workflowId, 2))).toEqual(['off', 'off']);
+		expect(markers(await executionsSoFar(off))).toEqual(['off', 'off']);
 		await n8n.api.deleteWorkflow(off.workflowId);
 	});
 
@@ -171,14 +224,15 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		const delivered = await simulator.deliverEvent('call.ended', { data: { marker: 'after-restart' } });
 		const statusAt = (url: string) => delivered.find((result) => result.url === url)?.status;
 		expect([statusAt(wholeBody.url), statusAt(byCallId.url)]).toEqual([200, 200]);
-		expect(markers(await finishedExecutions(n8n, wholeBody.workflowId, 3))).toEqual(['whole-1', 'whole-2', 'after-restart']);
-		expect(markers(await finishedExecutions(n8n, byCallId.workflowId, 4))).toEqual(['call-1', 'no-key', 'no-key', 'after-restart']);
+		expect(markers(await executionsSoFar(wholeBody))).toEqual(['whole-1', 'whole-2', 'after-restart']);
+		expect(markers(await executionsSoFar(byCallId))).toEqual(['call-1', 'no-key', 'no-key', 'after-restart']);
 		expect(modules()).toHaveLength(registered);
 	});
 
 	it(`${GENUINE_COUNT} distinct deliveries at concurrency ${CONCURRENCY} with ${FORGED_COUNT} forged ones: every genuine one answered 2xx, ${GENUINE_COUNT} executions, each marker once`, async () => {
 		// The trigger's default options, as most workflows have them.
-		const { workflowId, url, secret } = await activeTrigger('load', {});
+		const load = await activeTrigger('load', {});
+		const { workflowId, url, secret } = load;
 		const genuine = Array.from({ length: GENUINE_COUNT }, (_, index) => event(`load-${index}`));
 		// After every fifth genuine delivery a forged one: another secret of the same shape, a marker of its own.
 		const work: Array<{ body: unknown; secret: string; forged: boolean }> = [];
@@ -200,7 +254,7 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		expect(statuses(false)).toEqual({ 200: GENUINE_COUNT });
 		expect(statuses(true)).toEqual({ 401: FORGED_COUNT });
 
-		const executions = await finishedExecutions(n8n, workflowId, GENUINE_COUNT, 300_000);
+		const executions = await executionsSoFar(load);
 		expect(executions).toHaveLength(GENUINE_COUNT);
 		expect(countBy(executions, (execution) => execution.status)).toEqual({ success: GENUINE_COUNT });
 		expect(markers(executions).sort()).toEqual(genuine.map((body) => body.data.marker).sort());
@@ -208,7 +262,8 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 	});
 
 	it(`Ignore Repeats with both copies of ${PAIRS} events delivered at the same moment (concurrency ${CONCURRENCY}): ${PAIRS} executions`, async () => {
-		const { workflowId, url, secret } = await activeTrigger('concurrent repeats', { ignoreRepeats: true, repeatKey: 'event_id' });
+		const pairs = await activeTrigger('concurrent repeats', { ignoreRepeats: true, repeatKey: 'event_id' });
+		const { url, secret } = pairs;
 		const events = Array.from({ length: PAIRS }, (_, index) => event(`pair-${index}`));
 		// Each event twice in a row: the pool sends both copies before either is answered.
 		const answers = await inPool(events.flatMap((body) => [body, body]), CONCURRENCY, async (body) => await deliver(url, secret, body));
@@ -216,7 +271,7 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 			'200 repeats 0': PAIRS,
 			'200 repeats 1': PAIRS,
 		});
-		const executions = await finishedExecutions(n8n, workflowId, PAIRS);
+		const executions = await executionsSoFar(pairs);
 		expect(markers(executions).sort()).toEqual(events.map((body) => body.data.marker).sort());
 	});
 

@@ -17,12 +17,30 @@ import type {
 	IDeduplicationOutput,
 } from 'n8n-workflow';
 
+/** A write to the store as it ends. */
+export type StoreEvent = 'keys recorded' | 'recording failed' | 'keys removed';
+
 class ProcessedDataStore implements IDataDeduplicator {
 	/** `<workflowId> n:<nodeId>` → the recorded hashes, oldest first: what the processed_data table holds. */
 	readonly rows = new Map<string, string[]>();
 
 	/** Set to make the next write fail, as a database that cannot take it (a lock timeout) does. */
 	failNextWrite?: Error;
+
+	/** Per row, who is told of each write as it ends: 'keys recorded', 'recording failed' or 'keys removed'. */
+	private readonly watchers = new Map<string, Set<(event: StoreEvent) => void>>();
+
+	/** Tells `watcher` of every later write to the row of `workflowId` and `nodeId`, in the order they end. */
+	watch(workflowId: string, nodeId: string, watcher: (event: StoreEvent) => void): void {
+		const row = `${workflowId} n:${nodeId}`;
+		const watchers = this.watchers.get(row) ?? new Set();
+		watchers.add(watcher);
+		this.watchers.set(row, watchers);
+	}
+
+	private tell(row: string, event: StoreEvent): void {
+		for (const watcher of this.watchers.get(row) ?? []) watcher(event);
+	}
 
 	async checkProcessedAndRecord(
 		items: DeduplicationItemTypes[],
@@ -50,10 +68,15 @@ class ProcessedDataStore implements IDataDeduplicator {
 		if (this.failNextWrite) {
 			const error = this.failNextWrite;
 			this.failNextWrite = undefined;
+			this.tell(row, 'recording failed');
 			throw error;
 		}
-		if (read === undefined && this.rows.has(row)) throw new Error('SQLITE_CONSTRAINT: UNIQUE constraint failed: processed_data.workflowId, processed_data.context');
+		if (read === undefined && this.rows.has(row)) {
+			this.tell(row, 'recording failed');
+			throw new Error('SQLITE_CONSTRAINT: UNIQUE constraint failed: processed_data.workflowId, processed_data.context');
+		}
 		this.rows.set(row, list);
+		this.tell(row, 'keys recorded');
 		return output;
 	}
 
@@ -64,6 +87,7 @@ class ProcessedDataStore implements IDataDeduplicator {
 		if (stored === undefined) return;
 		const removed = new Set(items.map((item) => createHash('md5').update(item.toString()).digest('base64')));
 		this.rows.set(row, stored.filter((hash) => !removed.has(hash)));
+		this.tell(row, 'keys removed');
 	}
 
 	async clearAllProcessedItems(): Promise<void> {

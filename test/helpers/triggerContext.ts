@@ -51,6 +51,12 @@ export interface RestoredTrigger {
 
 let workflowCount = 0;
 
+/** The answer an execution gives its delivery through sendResponse. */
+export interface ExecutionAnswer {
+	statusCode: number;
+	json: unknown;
+}
+
 export interface DeliveryOutcome {
 	/** What webhook() returned. */
 	result: IWebhookResponseData;
@@ -74,6 +80,14 @@ export class TriggerHarness {
 
 	private readonly webhookBaseUrl: string;
 
+	/**
+	 * What happened to this trigger's deliveries, in order: each write to its row in n8n's deduplication
+	 * store as it ends ('keys recorded', 'recording failed', 'keys removed', whichever harness of the
+	 * same workflow and node wrote), each answer an execution sent ('execution answered 200') and each
+	 * answer n8n sent for an execution that failed before answering ('n8n answered 500').
+	 */
+	readonly events: string[] = [];
+
 	constructor(
 		parameters: IDataObject,
 		credentials: CredentialData,
@@ -95,6 +109,7 @@ export class TriggerHarness {
 		};
 		// Each harness is its own workflow, as two workflows in one n8n process are.
 		this.workflow = this.workflowWith(restored?.workflowId ?? `trigger-workflow-${++workflowCount}`, restored?.staticData ?? {});
+		processedDataStore().watch(this.workflow.id, this.node.id, (event) => this.events.push(event));
 	}
 
 	private workflowWith(id: string, staticData: IDataObject): Workflow {
@@ -222,15 +237,19 @@ export class TriggerHarness {
 			response.status(200).json(result.webhookResponse ?? { message: 'Workflow was started' });
 		}
 		const run = async (): Promise<DeliveryOutcome> => {
+			// n8n sends the node's answer as the node gives it (sendResponse), not when the execution ends.
+			const send = (answer: ExecutionAnswer) => {
+				if (!response.writableEnded) response.status(answer.statusCode).json(answer.json);
+			};
 			try {
-				const execution = await this.execute(items, request.mode ?? 'webhook');
-				if (execution.answer.statusCode !== undefined && !response.writableEnded) {
-					response.status(execution.answer.statusCode).json(execution.answer.json);
-				}
+				const execution = await this.execute(items, request.mode ?? 'webhook', this.executionCancel.signal, send);
 				return { result, ...answerOf(), executed: true, output: execution.output };
 			} catch (error) {
 				// What n8n answers when the execution fails before the node answered.
-				if (!response.writableEnded) response.status(500).json({ message: 'Error in workflow' });
+				if (!response.writableEnded) {
+					response.status(500).json({ message: 'Error in workflow' });
+					this.events.push('n8n answered 500');
+				}
 				throw error;
 			}
 		};
@@ -246,14 +265,19 @@ export class TriggerHarness {
 		return declared;
 	}
 
-	/** Runs execute() as n8n runs a trigger that has one, over the items webhook() passed on. */
 	/** The cancel signal of the executions this harness runs: abort() it as n8n does when it cancels one. */
 	executionCancel = new AbortController();
+
+	/**
+	 * Runs execute() as n8n runs a trigger that has one, over the items webhook() passed on; `onAnswer`
+	 * gets the node's answer (sendResponse) at the moment the node gives it.
+	 */
 
 	async execute(
 		items: INodeExecutionData[],
 		mode: WorkflowExecuteMode = 'webhook',
 		cancelSignal = this.executionCancel.signal,
+		onAnswer?: (answer: ExecutionAnswer) => void,
 	): Promise<{ answer: { statusCode?: number; json?: unknown }; output: INodeExecutionData[] }> {
 		processedDataStore();
 		const answer: { statusCode?: number; json?: unknown } = {};
@@ -261,8 +285,10 @@ export class TriggerHarness {
 		additionalData.hooks = {
 			runHook: async (name: string, [response]: [IExecuteResponsePromiseData]) => {
 				if (name !== 'sendResponse' || answer.statusCode !== undefined) return;
-				answer.statusCode = Number(response.statusCode ?? 200);
-				answer.json = response.body;
+				const sent = { statusCode: Number(response.statusCode ?? 200), json: response.body as unknown };
+				Object.assign(answer, sent);
+				this.events.push(`execution answered ${sent.statusCode}`);
+				onAnswer?.(sent);
 			},
 		} as unknown as IWorkflowExecuteAdditionalData['hooks'];
 		const context = new ExecuteContext(
@@ -347,14 +373,15 @@ export class FakeResponse extends EventEmitter {
 
 	json(body: unknown): this {
 		this.body = body;
-		return this.end();
+		// As Express's res.json does: the serialized body goes out through end().
+		return this.end(JSON.stringify(body));
 	}
 
 	send(body: unknown): this {
 		return this.json(body);
 	}
 
-	end(): this {
+	end(_chunk?: unknown): this {
 		this.writableEnded = true;
 		return this;
 	}

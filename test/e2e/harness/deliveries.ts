@@ -289,6 +289,53 @@ export async function settledExecutions(n8n: N8nInstance, workflowId: string, ti
 	return Object.assign(await allExecutions(n8n, workflowId, true), { settled: false });
 }
 
+/** What settle markers start with: `executionsBeforeMarker` leaves out every execution that carries one. */
+export const SETTLE_MARKER_PREFIX = 'settle-marker-';
+
+/** A new marker for `executionsBeforeMarker`, to send as `data.marker` of an event that must run. */
+export function settleMarker(): string {
+	return `${SETTLE_MARKER_PREFIX}${randomUUID()}`;
+}
+
+/** The `data.marker` of each event the trigger passed on in an execution. */
+function triggerMarkers(execution: Execution): unknown[] {
+	return itemsOf(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker?: unknown } | undefined)?.marker);
+}
+
+/**
+ * The workflow's executions once n8n has handled everything sent to it before a marker: a negative check
+ * ("this started no execution") that does not end on a fixed sleep, which a loaded machine outlasts.
+ * Call it after the delivery of a new event carrying `marker` (from settleMarker) was answered, that
+ * delivery sent after every delivery the check is about had been answered. n8n creates a delivery's
+ * execution while it handles the delivery, and starts the executions it holds for a slot in the order
+ * it took them, so once the marker's execution has run, an execution of an earlier delivery exists.
+ * It waits until the execution holding the marker has finished, nothing is running, and two reads in a
+ * row list the same executions with the same statuses; then returns them with data, oldest first,
+ * without those holding any settle marker (this one or an earlier check's), so a check can compare them
+ * with what it expects. It throws when the marker's execution has not finished within `timeoutMs`.
+ */
+export async function executionsBeforeMarker(n8n: N8nInstance, workflowId: string, marker: string, timeoutMs = 180_000): Promise<Execution[]> {
+	const deadline = Date.now() + timeoutMs;
+	let previous: string | undefined;
+	let last = 'no read yet';
+	while (Date.now() < deadline) {
+		const all = await allExecutions(n8n, workflowId);
+		const listing = all.map((execution) => `${execution.id}:${execution.status}`).join(' ');
+		const running = all.some((execution) => STILL_RUNNING.includes(execution.status));
+		if (!running && listing === previous) {
+			const withData = await allExecutions(n8n, workflowId, true);
+			const same = withData.map((execution) => `${execution.id}:${execution.status}`).join(' ') === listing;
+			if (same && withData.some((execution) => triggerMarkers(execution).includes(marker))) {
+				return withData.filter((execution) => !triggerMarkers(execution).some((seen) => typeof seen === 'string' && seen.startsWith(SETTLE_MARKER_PREFIX)));
+			}
+		}
+		previous = running ? undefined : listing;
+		last = listing;
+		await sleep(1000);
+	}
+	throw new Error(`Workflow ${workflowId}: no finished execution carries ${marker} after ${timeoutMs / 1000} s (executions: ${last})`);
+}
+
 /** The items a node passed on in an execution; empty when it did not run. */
 export function itemsOf(execution: Execution, nodeName: string): Array<Record<string, unknown>> {
 	const run = execution.data?.resultData.runData[nodeName]?.[0];

@@ -78,14 +78,37 @@ describe('parseDelivery', () => {
 	});
 
 	it.each([
-		['no Content-Type', {}],
-		['text/plain', { 'content-type': 'text/plain' }],
-	])('refuses a body that is not JSON with 415 (%s)', (_label, headers) => {
+		['no Content-Type', {}, 'no Content-Type'],
+		['text/plain', { 'content-type': 'text/plain' }, 'Content-Type text/plain'],
+	])('refuses a body that is not JSON with 415 (%s), naming what came and what to send', (_label, headers, sent) => {
 		expect(parseDelivery({ headers, body: { event_type: 'call.ended' } })).toEqual({
 			ok: false,
 			statusCode: 415,
-			message: 'Send the event as JSON (Content-Type: application/json)',
+			message: `The delivery came with ${sent}, whose body n8n does not read as JSON: send the event as a JSON object with Content-Type: application/json`,
 		});
+	});
+
+	describe('content types: what n8n parses as JSON is read, anything else is refused with 415', () => {
+		// n8n parses a webhook body as JSON only for the media type application/json (middlewares/body-parser.js
+		// parseBody on 1.x and 2.x): its parameters and letter case do not matter.
+		it.each(['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8'])('reads %s', (contentType) => {
+			const body = { event_type: 'call.ended' };
+			expect(parseDelivery({ headers: { 'content-type': contentType }, body, rawBody: raw(JSON.stringify(body)) })).toEqual({ ok: true, entries: [body] });
+		});
+
+		// Not parsed by n8n: 2.x does not even read the bytes of these for a node above version 1 (webhook-helpers.js
+		// isParsableContentType), so the body n8n hands over is empty; the answer says which type came and what to send.
+		it.each(['application/vnd.campaign+json', 'text/json', 'application/problem+json', 'application/json-patch+json', 'application/x-ndjson'])(
+			'refuses %s with 415, naming the type and application/json',
+			(contentType) => {
+				const refused = parseDelivery({ headers: { 'content-type': `${contentType}; charset=utf-8` }, body: undefined });
+				expect(refused).toEqual({
+					ok: false,
+					statusCode: 415,
+					message: `The delivery came with Content-Type ${contentType}, whose body n8n does not read as JSON: send the event as a JSON object with Content-Type: application/json`,
+				});
+			},
+		);
 	});
 
 	it('refuses raw bytes over the limit with 413 when no Content-Length was declared, and takes exactly the limit', () => {

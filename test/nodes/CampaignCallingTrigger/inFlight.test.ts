@@ -244,6 +244,7 @@ describe('an execution n8n never runs (a queued one the user stopped): how long 
 		await jest.advanceTimersByTimeAsync(1);
 		const taken = await last;
 		expect(taken.executed).toBe(true);
+		jest.useRealTimers();
 		const run = await taken.run();
 		expect(run.output?.map((item) => item.json)).toEqual([ended('c-stop')]);
 		expect(taken.response.body).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });

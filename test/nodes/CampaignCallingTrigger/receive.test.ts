@@ -40,6 +40,14 @@ describe('the answer to a delivery', () => {
 		expect([outcome.statusCode, outcome.json, outcome.executed]).toEqual([200, { status: 'ok', received: 1, accepted: 1, repeats: 0 }, true]);
 	});
 
+	it("goes out only once n8n's store holds the event (Ignore Repeats on): the keys are recorded first, then the execution answers", async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: { ignoreRepeats: true } }, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
+		await trigger.activate();
+		const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: moduleSecret(simulator, trigger.webhookUrl) }, body: event });
+		expect(outcome.statusCode).toBe(200);
+		expect(trigger.events).toEqual(['keys recorded', 'execution answered 200']);
+	});
+
 	it("would be n8n's own 'Workflow was started' with 'onReceived' (the harness follows the declared mode)", async () => {
 		const switched = new CampaignCallingTrigger();
 		switched.description = {
@@ -64,5 +72,32 @@ describe('the trigger run on items without a delivery', () => {
 			{ json: items[1].json, pairedItem: { item: 1 } },
 		]);
 		expect(answer).toEqual({});
+	});
+});
+
+describe('Include Headers', () => {
+	async function deliverWithHeaders(body: unknown) {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: { includeHeaders: true, ignoreRepeats: false } }, { baseUrl: simulator.url, apiKey: DEMO.apiKey });
+		await trigger.activate();
+		const secret = moduleSecret(simulator, trigger.webhookUrl);
+		const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret, 'x-request-id': 'r-1' }, body });
+		return { outcome, secret, items: outcome.output?.map((item) => item.json) ?? [] };
+	}
+
+	it("never replaces the event's own headers field: that event keeps it, and its item carries no delivery headers", async () => {
+		const own = { event_type: 'call.ended', headers: { from: '+14155550123', sip: ['a', 'b'] } };
+		const plain = { event_type: 'call.ended', data: { call_id: 'c-1' } };
+		const { outcome, secret, items } = await deliverWithHeaders([own, plain]);
+		expect(outcome.statusCode).toBe(200);
+		expect(items[0]).toEqual(own);
+		// The event without one gets the delivery's headers there, without the secret.
+		expect(items[1]).toMatchObject({ ...plain, headers: { 'x-request-id': 'r-1' } });
+		expect(JSON.stringify(items)).not.toContain(secret);
+	});
+
+	it('keeps a headers field the event has even when it is null', async () => {
+		const own = { event_type: 'call.ended', headers: null };
+		const { items } = await deliverWithHeaders(own);
+		expect(items).toEqual([own]);
 	});
 });

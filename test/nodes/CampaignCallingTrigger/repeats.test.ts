@@ -3,11 +3,12 @@
  * repeats, what the key is, what n8n's deduplication store holds (and how much), when the answer
  * leaves, and what happens when n8n handles deliveries at the same time, cannot record, or restarts.
  */
+import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { MAX_CACHED_KEYS, REMEMBERED_KEYS, cacheRecordedKeys, cachedKeyCount, checkAndRecordKeys, isRecordedRepeat, readRepeatKeyPath, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
+import { CACHED_KEYS_PER_TRIGGER, CACHED_KEY_LIFETIME_MS, MAX_CACHED_KEYS, REMEMBERED_KEYS, SOURCE_TEXT_IN_REVIVER, STORE_SETTLE_MS, cacheRecordedKeys, cachedKeyCount, checkAndRecordKeys, isRecordedRepeat, keySources, parseNumbersByHand, parseWithSourceText, readRepeatKeyPath, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
 import { TriggerHarness, WEBHOOK_BASE_URL, moduleSecret, type DeliveryOutcome } from '../../helpers/triggerContext.ts';
@@ -45,12 +46,23 @@ const ended = (data: IDataObject, extra: IDataObject = {}) => ({ event_type: 'ca
 describe('Ignore Repeats', () => {
 	it('is on by default, comparing whole events: the same event twice runs once, and is recorded', async () => {
 		const { trigger, send } = await activeTrigger({});
-		const body = ended({ call_id: 'c-1' });
+		const body = ended({ call_id: 'c-1', duration: 42 }, { event_id: 'e-1' });
 		expect(started(await send(body))).toEqual([body]);
 		const again = await send(body);
 		expect(again.executed).toBe(false);
 		expect(answer(again)).toEqual({ status: 'ok', received: 1, accepted: 0, repeats: 1 });
-		expect(recorded(trigger)).toHaveLength(1);
+		// Whole events: the same ids with one other field different are another event, which runs.
+		const changed = ended({ call_id: 'c-1', duration: 43 }, { event_id: 'e-1' });
+		expect(started(await send(changed))).toEqual([changed]);
+		// n8n's store holds a hash of each whole event: its type and every field, keys sorted (computed here apart from the code).
+		const recordedAs = (canonical: string) => {
+			const key = createHash('sha256').update(`call.ended\n${canonical}`).digest('base64url').slice(0, 16);
+			return createHash('md5').update(key).digest('base64');
+		};
+		expect(recorded(trigger)).toEqual([
+			recordedAs('{"data":{"call_id":"c-1","duration":42},"event_id":"e-1","event_type":"call.ended"}'),
+			recordedAs('{"data":{"call_id":"c-1","duration":43},"event_id":"e-1","event_type":"call.ended"}'),
+		]);
 	});
 
 	it('turned off, the same event twice runs twice, and nothing is recorded', async () => {
@@ -233,12 +245,17 @@ describe('Ignore Repeats', () => {
 	});
 
 	it('when n8n cannot record the event, the execution fails before any answer (n8n then answers 500), and the retry is not a repeat', async () => {
-		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
+		const { trigger, secret } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
 		processedDataStore().failNextWrite = new Error('LockAcquireTimeoutError: Timeout waiting for lock SqliteWriteConnectionMutex');
-		const failure = send(ended({ call_id: 'c-1' }));
+		const taken = await trigger.take({ headers: { [SECRET_HEADER]: secret }, body: ended({ call_id: 'c-1' }) });
+		const failure = taken.run();
 		await expect(failure).rejects.toThrow('SqliteWriteConnectionMutex');
 		await expect(failure).rejects.toMatchObject({ description: expect.stringContaining('could not record the event') });
+		// The execution sent no answer of its own, before or after the failed write: the sender got n8n's 500.
+		expect(trigger.events).toEqual(['recording failed', 'n8n answered 500']);
+		expect([taken.response.statusCode, taken.response.body]).toEqual([500, { message: 'Error in workflow' }]);
 		expect(recorded(trigger)).toBeUndefined();
+		const send = async (body: unknown) => await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body });
 		const retry = await send(ended({ call_id: 'c-1' }));
 		expect(started(retry)).toHaveLength(1);
 		expect(answer(retry)).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
@@ -249,8 +266,10 @@ describe('Ignore Repeats', () => {
 		await send(ended({ call_id: 'c-1' }));
 		const restarted = restartedTrigger(trigger);
 		expect(started(await restarted.send(ended({ call_id: 'c-1' })))).toBeUndefined();
-		// Once found there, this process answers the next copy without an execution.
-		expect((await restarted.send(ended({ call_id: 'c-1' }))).executed).toBe(false);
+		// Found there, not recorded by this process: where it sits in the store is unknown, so the next
+		// copy asks the store again rather than this process's cache.
+		const again = await restarted.send(ended({ call_id: 'c-1' }));
+		expect([again.executed, started(again)]).toEqual([true, undefined]);
 		expect(started(await restarted.send(ended({ call_id: 'c-2' })))).toHaveLength(1);
 	});
 
@@ -280,33 +299,36 @@ describe('Ignore Repeats', () => {
 describe('the keys a process caches', () => {
 	it(`are bounded across all triggers (${MAX_CACHED_KEYS.toLocaleString('en-US')}), so a deactivated or deleted trigger's keys age out`, () => {
 		cacheRecordedKeys('deleted-workflow:node', ['gone']);
-		for (let index = 0; index < MAX_CACHED_KEYS; index++) cacheRecordedKeys('busy-workflow:node', [`key-${index}`]);
+		const busyTriggers = MAX_CACHED_KEYS / CACHED_KEYS_PER_TRIGGER;
+		for (let trigger = 0; trigger < busyTriggers; trigger++) {
+			cacheRecordedKeys(`busy-workflow-${trigger}:node`, Array.from({ length: CACHED_KEYS_PER_TRIGGER }, (_, index) => `key-${index}`));
+		}
 		expect(cachedKeyCount()).toBe(MAX_CACHED_KEYS);
 		expect(isRecordedRepeat('deleted-workflow:node', 'gone')).toBe(false);
-		expect(isRecordedRepeat('busy-workflow:node', `key-${MAX_CACHED_KEYS - 1}`)).toBe(true);
+		expect(isRecordedRepeat(`busy-workflow-${busyTriggers - 1}:node`, `key-${CACHED_KEYS_PER_TRIGGER - 1}`)).toBe(true);
 	});
 
-	it('lose the least recently recorded first: a key recorded again is kept over older ones', () => {
-		cacheRecordedKeys('lru:node', ['first']);
-		for (let index = 1; index < MAX_CACHED_KEYS; index++) cacheRecordedKeys('lru:node', [`k-${index}`]);
-		cacheRecordedKeys('lru:node', ['first']);
-		cacheRecordedKeys('lru:node', ['one-more']);
-		expect([isRecordedRepeat('lru:node', 'first'), isRecordedRepeat('lru:node', 'k-1'), isRecordedRepeat('lru:node', 'one-more')]).toEqual([true, false, true]);
+	it('lose the first recorded first, as n8n\'s store does: a key cached again keeps its place', () => {
+		cacheRecordedKeys('fifo:node', ['first']);
+		for (let index = 1; index < CACHED_KEYS_PER_TRIGGER; index++) cacheRecordedKeys('fifo:node', [`k-${index}`]);
+		cacheRecordedKeys('fifo:node', ['first']);
+		cacheRecordedKeys('fifo:node', ['one-more']);
+		expect([isRecordedRepeat('fifo:node', 'first'), isRecordedRepeat('fifo:node', 'k-1'), isRecordedRepeat('fifo:node', 'one-more')]).toEqual([false, true, true]);
 	});
 
 	it('cost each delivery work in proportion to its own keys, not to the keys remembered', () => {
-		// Counted in Map operations: a delivery of one key does a handful, whether 1 or 50,000 keys are cached (the cache full, so one is evicted).
+		// Counted in Map operations: a delivery of one key does a handful, whether 1 or 5,000 keys are cached (the trigger's share full, so one is evicted).
 		const operations = (cached: number) => {
-			for (let index = 0; index < cached; index++) cacheRecordedKeys('counted:node', [`k-${index}`]);
-			const spies = [jest.spyOn(Map.prototype, 'has'), jest.spyOn(Map.prototype, 'set'), jest.spyOn(Map.prototype, 'delete'), jest.spyOn(Map.prototype, 'keys')];
-			isRecordedRepeat('counted:node', 'new');
-			cacheRecordedKeys('counted:node', ['new']);
+			cacheRecordedKeys('counted:node', Array.from({ length: cached }, (_, index) => `k-${cached}-${index}`));
+			const spies = [jest.spyOn(Map.prototype, 'get'), jest.spyOn(Map.prototype, 'has'), jest.spyOn(Map.prototype, 'set'), jest.spyOn(Map.prototype, 'delete'), jest.spyOn(Map.prototype, 'keys')];
+			isRecordedRepeat('counted:node', `new-${cached}`);
+			cacheRecordedKeys('counted:node', [`new-${cached}`]);
 			const count = spies.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
 			spies.forEach((spy) => spy.mockRestore());
 			return count;
 		};
-		expect(operations(1)).toBeLessThanOrEqual(6);
-		expect(operations(MAX_CACHED_KEYS)).toBeLessThanOrEqual(6);
+		expect(operations(1)).toBeLessThanOrEqual(12);
+		expect(operations(CACHED_KEYS_PER_TRIGGER)).toBeLessThanOrEqual(12);
 	});
 });
 
@@ -423,6 +445,219 @@ describe('repeat keys', () => {
 		expect(repeatKeyHash({ id: 'a' }, ['id'], 'call.ended')).toBe(hash);
 		expect(repeatKeyHash({ id: 'a' }, ['id'], 'call.started')).not.toBe(hash);
 		expect(repeatKeyHash({ id: 'a' }, ['missing'], 'call.ended')).toBeUndefined();
+	});
+});
+
+describe('the repeat window: this process never calls an event a repeat that n8n\'s store would run', () => {
+	afterEach(() => jest.restoreAllMocks());
+
+	it(`one process: an event recorded ${REMEMBERED_KEYS.toLocaleString('en-US')} keys ago, forgotten by the store, runs again here too`, async () => {
+		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.n' });
+		expect(started(await send(ended({ n: -1 })))).toHaveLength(1);
+		const newer = Array.from({ length: REMEMBERED_KEYS }, (_, index) => ended({ n: index }));
+		expect(started(await send(newer))).toHaveLength(REMEMBERED_KEYS);
+		expect(recorded(trigger)).toHaveLength(REMEMBERED_KEYS);
+		const again = await send(ended({ n: -1 }));
+		expect([again.executed, started(again)]).toEqual([true, [ended({ n: -1 })]]);
+	});
+
+	it(`two processes: a key cached here is dropped after ${CACHED_KEY_LIFETIME_MS / 60_000} minutes, so keys another process recorded meanwhile cannot outdate it`, async () => {
+		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.n' });
+		const otherProcess = restartedTrigger(trigger);
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+		expect(started(await send(ended({ n: -1 })))).toHaveLength(1);
+		// Still within the window: a repeat answered here, without an execution.
+		clock.mockReturnValue(start + CACHED_KEY_LIFETIME_MS - 1);
+		expect((await send(ended({ n: -1 }))).executed).toBe(false);
+		// The other process records a trigger's worth of keys; n8n's store forgets -1.
+		clock.mockReturnValue(start + CACHED_KEY_LIFETIME_MS);
+		expect(started(await otherProcess.send(Array.from({ length: REMEMBERED_KEYS }, (_, index) => ended({ n: index }))))).toHaveLength(REMEMBERED_KEYS);
+		const again = await send(ended({ n: -1 }));
+		expect([again.executed, started(again)]).toEqual([true, [ended({ n: -1 })]]);
+	});
+
+	it('caches only keys its execution recorded as new: one found in the store may be the next it forgets', async () => {
+		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
+		const otherProcess = restartedTrigger(trigger);
+		await otherProcess.send(ended({ call_id: 'c-1' }));
+		// Found in the store: answered as a repeat, not cached, so the next copy asks the store again.
+		for (let copy = 0; copy < 2; copy++) {
+			const outcome = await send(ended({ call_id: 'c-1' }));
+			expect([outcome.executed, started(outcome), answer(outcome)]).toEqual([true, undefined, { status: 'ok', received: 1, accepted: 0, repeats: 1 }]);
+		}
+		// Recorded as new by this process: cached.
+		await send(ended({ call_id: 'c-2' }));
+		expect((await send(ended({ call_id: 'c-2' }))).executed).toBe(false);
+	});
+
+	it('caches nothing of a delivery whose execution found one of its events in the store, and ages older keys by its size', async () => {
+		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
+		await restartedTrigger(trigger).send(ended({ call_id: 'c-1' }));
+		await send(ended({ call_id: 'c-0' }));
+		const c0Cached = () => isRecordedRepeat(`${trigger.workflow.id}:${trigger.node.id}`, repeatKeyHash(ended({ call_id: 'c-0' }), ['data', 'call_id'], 'call.ended')!);
+		expect(c0Cached()).toBe(true);
+		expect(started(await send([ended({ call_id: 'c-1' }), ended({ call_id: 'c-2' })]))).toEqual([ended({ call_id: 'c-2' })]);
+		expect((await send(ended({ call_id: 'c-2' }))).executed).toBe(true);
+		// c-2 was recorded as new in the store all the same: c-0, cached before it, counts as one key older.
+		expect(c0Cached()).toBe(false);
+	});
+
+	it('a delivery found in the store ages the cached keys: 5,000 keys handed to executions here, cached or not, push the oldest out', () => {
+		cacheRecordedKeys('aging:node', ['oldest', 'next']);
+		cacheRecordedKeys('aging:node', ['found-in-store'], false);
+		expect([isRecordedRepeat('aging:node', 'oldest'), isRecordedRepeat('aging:node', 'next'), isRecordedRepeat('aging:node', 'found-in-store')]).toEqual([false, true, false]);
+	});
+});
+
+describe('a key another process\'s cancelled execution takes back', () => {
+	/** n8n's store as two processes share it; `during` runs while the caller waits to read again. */
+	function sharedStore(during: (keys: Set<string>) => void = () => {}) {
+		const keys = new Set<string>();
+		const calls: string[] = [];
+		const store: KeyStore = {
+			record: async (hashes) => {
+				calls.push(`record ${hashes.join(',')}`);
+				const fresh = hashes.filter((hash) => !keys.has(hash));
+				fresh.forEach((hash) => keys.add(hash));
+				return { new: fresh };
+			},
+			remove: async (hashes) => {
+				calls.push(`remove ${hashes.join(',')}`);
+				hashes.forEach((hash) => keys.delete(hash));
+			},
+			settle: async () => {
+				calls.push('settle');
+				during(keys);
+			},
+		};
+		return { keys, calls, store };
+	}
+
+	it('is found gone when the copy that found it reads again, and the copy runs the event', async () => {
+		// Another process's execution recorded A, then n8n cancelled it: it takes A back while this copy waits.
+		const { keys, calls, store } = sharedStore((stored) => stored.delete('A'));
+		keys.add('A');
+		await expect(checkAndRecordKeys(store, 'take-back:node', ['A'], () => false)).resolves.toEqual([false]);
+		expect(calls).toEqual(['record A', 'settle', 'record A']);
+		expect(keys.has('A')).toBe(true);
+	});
+
+	it('a key still there when read again is a repeat; keys new at the first read are not read again', async () => {
+		const { keys, calls, store } = sharedStore();
+		keys.add('A');
+		await expect(checkAndRecordKeys(store, 'kept:node', ['B', 'A', 'B'], () => false)).resolves.toEqual([false, true, true]);
+		expect(calls).toEqual(['record B,A', 'settle', 'record A']);
+	});
+
+	it('a delivery of new keys only is not held: no second read, no wait', async () => {
+		const { calls, store } = sharedStore();
+		await expect(checkAndRecordKeys(store, 'all-new:node', ['A', 'B'], () => false)).resolves.toEqual([false, false]);
+		expect(calls).toEqual(['record A,B']);
+	});
+
+	it('when n8n cancels this execution while it waits to read again, the keys it recorded are taken back', async () => {
+		let cancelled = false;
+		const { keys, calls, store } = sharedStore(() => (cancelled = true));
+		keys.add('A');
+		await expect(checkAndRecordKeys(store, 'cancelled-settling:node', ['B', 'A'], () => cancelled)).resolves.toBeUndefined();
+		expect(calls).toEqual(['record B,A', 'settle', 'remove B']);
+		expect([...keys]).toEqual(['A']);
+	});
+
+	it('waits STORE_SETTLE_MS in an execution, through n8n\'s sleep, only for a delivery with a key found in the store', async () => {
+		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
+		await restartedTrigger(trigger).send(ended({ call_id: 'c-1' }));
+		const timers = jest.spyOn(global, 'setTimeout');
+		await send(ended({ call_id: 'c-2' }));
+		expect(timers.mock.calls.filter(([, delay]) => delay === STORE_SETTLE_MS)).toHaveLength(0);
+		await send(ended({ call_id: 'c-1' }));
+		expect(timers.mock.calls.filter(([, delay]) => delay === STORE_SETTLE_MS)).toHaveLength(1);
+		timers.mockRestore();
+	});
+});
+
+describe('numeric keys beyond 2^53', () => {
+	const big = (id: string) => `{"event_type":"call.ended","data":{"id":${id},"note":"x"}}`;
+
+	it('ids that differ only in digits a double drops are different events', async () => {
+		const { trigger } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.id' });
+		const secret = moduleSecret(simulator, trigger.webhookUrl);
+		const deliver = async (raw: string) => await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, raw });
+		expect(JSON.parse(big('12345678901234567891'))).toEqual(JSON.parse(big('12345678901234567892')));
+		expect(started(await deliver(big('12345678901234567891')))).toHaveLength(1);
+		expect(started(await deliver(big('12345678901234567892')))).toHaveLength(1);
+		// The same id again, written another way, is the same event.
+		expect(started(await deliver(big('12345678901234567891.0')))).toBeUndefined();
+	});
+
+	it('whole events too: a field beyond 2^53 tells two events apart', async () => {
+		const { trigger } = await activeTrigger({});
+		const secret = moduleSecret(simulator, trigger.webhookUrl);
+		const deliver = async (raw: string) => await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, raw });
+		expect(started(await deliver(big('9007199254740993')))).toHaveLength(1);
+		expect(started(await deliver(big('9007199254740992')))).toHaveLength(1);
+		expect(started(await deliver(big('9007199254740993')))).toBeUndefined();
+	});
+
+	it('hashes a body without long numbers as before, without parsing it again', () => {
+		const raw = '{"event_type":"call.ended","data":{"call_id":"c-1","scores":[1,23],"tags":["a","b"]}}';
+		const entries = [JSON.parse(raw)];
+		expect(keySources(entries, raw)).toBe(entries);
+		expect(repeatKeyHash(keySources(entries, raw)[0], [], 'call.ended')).toBe('7aHYcMz-uEdAjU34');
+		// 15 significant digits: a double holds them exactly.
+		const fifteen = '{"id":123456789012345}';
+		expect(keySources([JSON.parse(fifteen)], fifteen)[0]).toEqual({ id: 123456789012345 });
+	});
+
+	it(`reads number texts on this Node (${process.version}) through JSON.parse's reviver, and by hand where the reviver has none (Node 20): both agree`, () => {
+		expect(SOURCE_TEXT_IN_REVIVER).toBe(Number(process.versions.node.split('.')[0]) >= 21);
+		const bodies = [
+			big('12345678901234567891'),
+			big('-12345678901234567891'),
+			'[{"a":1e400,"b":-0,"c":1.0,"d":0.1000000000000000055511151231257827,"e":"12345678901234567891"},{"__proto__":{"x":1},"n":null,"t":true,"f":false}]',
+			' { "s" : "\\u00e9\\"\\\\" , "deep" : [ [ [ 1.5e-7 , 2E+21 ] ] ] } ',
+			'{"a":1,"a":2}',
+		];
+		for (const body of bodies) {
+			const byReviver = parseWithSourceText(body);
+			const byHand = parseNumbersByHand(body);
+			expect(repeatKeyHash(byHand, [], 'call.ended')).toBe(repeatKeyHash(byReviver, [], 'call.ended'));
+			expect(JSON.stringify(byHand)).toBe(JSON.stringify(byReviver));
+		}
+		expect(Object.getPrototypeOf(parseNumbersByHand('{"__proto__":{"x":1}}'))).toBe(Object.prototype);
+		for (const malformed of ['{"a":}', '[1,]', '{"a":1} x', '"\\u00"', '01']) expect(() => parseNumbersByHand(malformed)).toThrow(SyntaxError);
+		// Numbers a double holds stay numbers; the others hash by their exact value, one text per value.
+		const hashOf = (raw: string) => repeatKeyHash(parseNumbersByHand(raw), [], 'call.ended');
+		expect(hashOf('{"n":1e400}')).not.toBe(hashOf('{"n":null}'));
+		expect(hashOf('{"n":12345678901234567891}')).toBe(hashOf('{"n":1234567890123456789.1e1}'));
+		expect(hashOf('{"n":12345678901234567891}')).not.toBe(hashOf('{"n":12345678901234567890}'));
+		expect(hashOf('{"n":1.0}')).toBe(repeatKeyHash({ n: 1 }, [], 'call.ended'));
+	});
+});
+
+describe('the hand parser on a Node without the reviver\'s number text', () => {
+	it('is what receives a delivery then: ids beyond 2^53 still stay apart', () => {
+		let sources: typeof keySources | undefined;
+		jest.isolateModules(() => {
+			const parse = JSON.parse;
+			// JSON.parse as Node 20 has it: the reviver gets no third argument.
+			jest.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) =>
+				reviver === undefined ? parse(text) : parse(text, function (this: unknown, key: string, value: unknown) {
+					return reviver.call(this, key, value);
+				}),
+			);
+			const loaded = require('../../../nodes/CampaignCallingTrigger/repeats') as typeof import('../../../nodes/CampaignCallingTrigger/repeats');
+			expect(loaded.SOURCE_TEXT_IN_REVIVER).toBe(false);
+			sources = loaded.keySources;
+			const one = '{"data":{"id":12345678901234567891}}';
+			const two = '{"data":{"id":12345678901234567892}}';
+			expect(loaded.repeatKeyHash(sources([JSON.parse(one)], one)[0], ['data', 'id'], 'call.ended')).not.toBe(
+				loaded.repeatKeyHash(sources([JSON.parse(two)], two)[0], ['data', 'id'], 'call.ended'),
+			);
+			jest.restoreAllMocks();
+		});
+		expect(sources).toBeDefined();
 	});
 });
 

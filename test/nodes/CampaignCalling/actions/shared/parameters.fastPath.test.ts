@@ -219,11 +219,20 @@ describe('readItemParameters: several fields of an item in one pass', () => {
 		const { context } = executeContextFor({
 			credentials,
 			items: [{ json: item }],
-			parameters: { ...parametersWith('={{ $json.object }}'), lastName: '={{ $json.nothing }}' },
+			parameters: {
+				...parametersWith('={{ $json.object }}'),
+				lastName: '={{ $json.nothing }}',
+				phoneNumber: '={{ $json.missing }}',
+				campaignId: '={{ $json.nested.deeper.absent }}',
+			},
 		});
+		const fields = [...names, 'campaignId'];
+		const expected = fields.map((name) => context.getNodeParameter(name, 0));
 		const parameterReads = jest.spyOn(context, 'getNodeParameter');
-		expect(readItemParameters(context, 0, names)).toEqual([{ a: 1, b: [1, 2] }, null, 43]);
-		expect(evaluatedReads(parameterReads)).toEqual(['firstName', 'lastName']);
+		expect(readItemParameters(context, 0, fields)).toEqual(expected);
+		expect(expected.slice(0, 2)).toEqual([{ a: 1, b: [1, 2] }, null]);
+		// A missing key, at the top or deeper, is n8n's to read too: whatever it makes of it, the fast path does not guess.
+		expect(evaluatedReads(parameterReads)).toEqual(['firstName', 'lastName', 'phoneNumber', 'campaignId']);
 	});
 
 	it('leaves a single expression, or an empty {{ }}, to n8n\'s own evaluation: nothing to combine', () => {
