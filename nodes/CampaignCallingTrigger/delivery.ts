@@ -2,8 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
 import { isPlainObject } from '../shared/validation';
-import { isKnownSecret } from './registrations';
-import type { ModuleRecords } from './registrations';
+import { moduleWithSecret } from './registrations';
+import type { ModuleRecord, ModuleRecords } from './registrations';
 
 /** Header carrying the secret of the module that sent a delivery (registrations.ts keeps only its verifier). */
 export const SECRET_HEADER = 'x-campaign-calling-secret';
@@ -13,10 +13,10 @@ export const EVENT_HEADER = 'x-campaign-calling-event';
 /** Deliveries larger than this are refused; call transcripts are far smaller. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Whether a delivery carries the secret of a module this trigger registered. */
-export function carriesModuleSecret(records: ModuleRecords, headers: DeliveryRequest['headers']): boolean {
+/** The module this trigger registered whose secret the delivery carries; undefined for any other delivery. */
+export function deliveringModule(records: ModuleRecords, headers: DeliveryRequest['headers']): ModuleRecord | undefined {
 	const presented = headers[SECRET_HEADER];
-	return typeof presented === 'string' && isKnownSecret(records, presented);
+	return typeof presented === 'string' ? moduleWithSecret(records, presented) : undefined;
 }
 
 export function withoutSecret(headers: Record<string, unknown>): IDataObject {

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFuncti
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
-import { EVENT_HEADER, HANDOVER_FIELD, carriesModuleSecret, parseDelivery, readHandover, withoutSecret } from './delivery';
+import { EVENT_HEADER, HANDOVER_FIELD, deliveringModule, parseDelivery, readHandover, withoutSecret } from './delivery';
 import type { Handover } from './delivery';
-import { awaitEarlierAnswers, earlierAnswer, trackAnswer } from './inFlight';
+import { HUNG_UP, WAITED_LONG_ENOUGH, awaitEarlierAnswers, countRetry, earlierAnswer, trackAnswer } from './inFlight';
 import { ignoresRepeats, repeatKeyPath, selectedEvents, thisTrigger } from './parameters';
 import { currentModuleRecords } from './registrations';
 import { REMEMBERED_KEYS, STORE_SETTLE_MS, checkAndRecordKeys, isRecordedRepeat, keySources, repeatKeyHash } from './repeats';
@@ -20,7 +20,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const response = this.getResponseObject();
 	const trigger = thisTrigger.call(this);
 
-	if (!carriesModuleSecret(currentModuleRecords(this.getWorkflowStaticData('node'), trigger), request.headers)) {
+	const sender = deliveringModule(currentModuleRecords(this.getWorkflowStaticData('node'), trigger), request.headers);
+	if (sender === undefined) {
 		response.status(401).json({ status: 'error', message: 'Unauthorized' });
 		return { noWebhookResponse: true };
 	}
@@ -51,25 +52,32 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const repeatsOf = (count: number) => (checkRepeats ? count : undefined);
 
 	let passed = selected;
-	// Answers already seen failing: never waited for twice, whatever order the in-flight record is cleared in.
-	const failed = new Set<Promise<boolean>>();
+	const retryWaitMs = countRetry(trigger, selected.flatMap(({ key }) => (key === undefined ? [] : [key])));
+	// Answers not waited for again: seen failing, or waited for as long as this attempt may (whatever
+	// order the in-flight record is cleared in). This delivery's execution takes their events over.
+	const givenUp = new Set<Promise<boolean>>();
 	for (;;) {
 		passed = selected.filter(({ key }) => key === undefined || !isRecordedRepeat(trigger, key));
 		if (passed.length === 0) return { webhookResponse: acknowledgement(received, 0, repeatsOf(selected.length)) };
 		const earlier = passed.map(({ key }) => (key === undefined ? undefined : earlierAnswer(trigger, key)));
-		if (earlier.some((answer) => answer === undefined || failed.has(answer))) break;
-		const accepted = await awaitEarlierAnswers(earlier as Array<Promise<boolean>>, response);
-		if (accepted === undefined) return { noWebhookResponse: true };
-		if (accepted) return { webhookResponse: acknowledgement(received, 0, repeatsOf(selected.length)) };
+		if (earlier.some((answer) => answer === undefined || givenUp.has(answer))) break;
+		const accepted = await awaitEarlierAnswers(earlier as Array<Promise<boolean>>, response, retryWaitMs);
+		if (accepted === HUNG_UP) return { noWebhookResponse: true };
+		if (accepted === true) return { webhookResponse: acknowledgement(received, 0, repeatsOf(selected.length)) };
+		for (const answer of earlier) givenUp.add(answer as Promise<boolean>);
+		// The sender's last attempt, and n8n may never run the earlier execution (a queued one the user
+		// stopped): this delivery starts one of its own, Ignore Repeats still running the event once.
+		if (accepted === WAITED_LONG_ENOUGH) break;
 		// An earlier execution failed: look again, and start one for this delivery unless another retry did.
-		for (const answer of earlier) failed.add(answer as Promise<boolean>);
 	}
 
-	const keysInFlightHere = passed.flatMap(({ key }) =>
-		key !== undefined && earlierAnswer(trigger, key) === undefined ? [key] : [],
-	);
+	const keysInFlightHere = passed.flatMap(({ key }) => {
+		if (key === undefined) return [];
+		const answer = earlierAnswer(trigger, key);
+		return answer === undefined || givenUp.has(answer) ? [key] : [];
+	});
 	const knownRepeats = selected.length - passed.length;
-	trackAnswer(trigger, keysInFlightHere, response, knownRepeats);
+	trackAnswer(trigger, keysInFlightHere, response, sender, knownRepeats);
 
 	const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
 	const items: INodeExecutionData[] = passed.map(({ entry, eventType, key }) => {

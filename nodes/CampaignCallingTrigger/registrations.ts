@@ -56,15 +56,15 @@ export function writeModuleRecords(staticData: IDataObject, records: ModuleRecor
 	staticData[MODULES] = structuredClone(records) as unknown as IDataObject;
 }
 
-/** Whether `presented` is the secret of a module in the records. */
-export function isKnownSecret(records: ModuleRecords, presented: string): boolean {
+/** The record whose secret `presented` is, if any: its settings tell how the service retries its deliveries. */
+export function moduleWithSecret(records: ModuleRecords, presented: string): ModuleRecord | undefined {
 	const verifier = Buffer.from(secretVerifier(presented));
-	let known = false;
+	let known: ModuleRecord | undefined;
 	for (const modules of Object.values(records)) {
 		for (const record of Object.values(modules)) {
 			const expected = Buffer.from(record.verifier);
 			// No early return: the time taken does not depend on which record matched.
-			if (expected.length === verifier.length && timingSafeEqual(verifier, expected)) known = true;
+			if (expected.length === verifier.length && timingSafeEqual(verifier, expected)) known = record;
 		}
 	}
 	return known;

@@ -227,12 +227,20 @@ export async function drainedExecutions(
 	return { executions: await store(workflowId, true), drained: false, drainedAt: Date.now() };
 }
 
-/** Trigger or Webhook node → Wait (holds the slot) → Marker (the event's marker). */
-function burstWorkflow(path: FullQueuePath, credential: CredentialRef, waitSeconds: number): { nodes: WorkflowNode[]; first: WorkflowNode } {
+/**
+ * Trigger or Webhook node → Wait (holds the slot) → Marker (the event's marker). `triggerOptions` are
+ * laid over the path's trigger options (e.g. the module's Timeout and Retry Limit).
+ */
+export function burstWorkflow(
+	path: FullQueuePath,
+	credential: CredentialRef,
+	waitSeconds: number,
+	triggerOptions: Record<string, unknown> = {},
+): { nodes: WorkflowNode[]; first: WorkflowNode } {
 	const first =
 		path === 'webhookRespondImmediately'
 			? node(WEBHOOK_NODE_NAME, 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: `full-queue-${randomUUID()}`, responseMode: 'onReceived', options: {} }, { webhookId: randomUUID() })
-			: campaignCallingTriggerNode(['call.ended'], credential, TRIGGER_OPTIONS[path]);
+			: campaignCallingTriggerNode(['call.ended'], credential, { ...TRIGGER_OPTIONS[path], ...triggerOptions });
 	const wait = node(WAIT_NODE, 'n8n-nodes-base.wait', 1.1, { resume: 'timeInterval', amount: waitSeconds, unit: 'seconds' }, { webhookId: randomUUID() });
 	// The trigger passes the event on as is; the Webhook node under `body`.
 	const marker = setNode(MARKER_NODE, { marker: '={{ $json.body ? $json.body.data.marker : $json.data.marker }}' });
@@ -240,7 +248,7 @@ function burstWorkflow(path: FullQueuePath, credential: CredentialRef, waitSecon
 }
 
 /** The markers of the events whose Marker node ran in each execution. */
-function markersRun(executions: StoredExecution[]): string[] {
+export function markersRun(executions: StoredExecution[]): string[] {
 	return executions.flatMap((execution) =>
 		(execution.data?.resultData.runData[MARKER_NODE] ?? []).flatMap((run) => (run.data?.main?.[0] ?? []).map((item) => String(item.json.marker))),
 	);
@@ -265,7 +273,9 @@ export interface FullQueueBurstOptions {
  */
 export async function fullQueueBurst(options: FullQueueBurstOptions): Promise<FullQueueRow> {
 	const { n8n, path, settings } = options;
-	const { nodes, first } = burstWorkflow(path, options.credential, settings.waitSeconds);
+	// E2E_FULL_QUEUE_SENDER_MODULE=1: the trigger's module registered with the sender's Timeout and Retry Limit (default: the trigger's own defaults, 30 s and 3).
+	const moduleSettings = process.env.E2E_FULL_QUEUE_SENDER_MODULE === '1' ? { timeout: settings.timeoutMs / 1000, retryLimit: settings.retries } : {};
+	const { nodes, first } = burstWorkflow(path, options.credential, settings.waitSeconds, moduleSettings);
 	const created = await n8n.api.createWorkflow(workflow(`full queue: ${path}`, nodes, chain(nodes.map((each) => each.name))));
 	await n8n.api.activate(created.id);
 	const url = path === 'webhookRespondImmediately' ? `${n8n.webhookUrl}webhook/${first.parameters.path as string}` : triggerUrl(n8n, first);

@@ -6,7 +6,16 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { IN_FLIGHT_LIMIT_MS, awaitEarlierAnswers, earlierAnswer, inFlightCount, trackAnswer } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import {
+	HUNG_UP,
+	IN_FLIGHT_MARGIN_MS,
+	WAITED_LONG_ENOUGH,
+	awaitEarlierAnswers,
+	countRetry,
+	earlierAnswer,
+	inFlightCount,
+	trackAnswer,
+} from '../../../nodes/CampaignCallingTrigger/inFlight';
 import { isRecordedRepeat, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
@@ -53,7 +62,8 @@ describe('a retry while the first delivery\'s execution waits in n8n\'s queue', 
 	});
 
 	it('every retry of the event waits for the one execution: three retries, one execution, four answers 200', async () => {
-		const { take } = await activeTrigger();
+		// Five retries allowed: none of these three is the sender's last attempt, whose wait has a limit.
+		const { take } = await activeTrigger({ retryLimit: 5 });
 		const first = await take(ended('c-2'));
 		const retries = [take(ended('c-2')), take(ended('c-2')), take(ended('c-2'))];
 		await first.run();
@@ -123,19 +133,6 @@ describe('a retry while the first delivery\'s execution waits in n8n\'s queue', 
 		const retry = await take(ended('c-8'));
 		expect(retry.executed).toBe(true);
 		await Promise.all([first.run(), retry.run()]);
-	});
-
-	it('an execution n8n never answers holds retries for at most IN_FLIGHT_LIMIT_MS', async () => {
-		const { take } = await activeTrigger();
-		await take(ended('c-9'));
-		const now = Date.now();
-		const clock = jest.spyOn(Date, 'now').mockReturnValue(now + IN_FLIGHT_LIMIT_MS + 1);
-		try {
-			const retry = await take(ended('c-9'));
-			expect(retry.executed).toBe(true);
-		} finally {
-			clock.mockRestore();
-		}
 	});
 
 	it('a delivery of a repeat key in flight and a new one starts one execution holding both; the first is then a repeat there', async () => {
@@ -220,37 +217,121 @@ describe('a retry that n8n runs while a cancelled execution takes its key back',
 	});
 });
 
-describe('how long and how many in-flight events a retry relies on', () => {
-	const HOUR_MS = 60 * 60_000;
-	type Response = Parameters<typeof trackAnswer>[2];
-	const response = () => new FakeResponse() as unknown as Response;
+describe('an execution n8n never runs (a queued one the user stopped): how long a retry relies on it', () => {
+	// The module's settings: 6 s per attempt, 2 retries, so the third delivery is the sender's last.
+	const WINDOW = { timeout: 6, retryLimit: 2 };
+	const HALF_TIMEOUT_MS = 3000;
 
-	it('a retry exactly an hour after the first delivery still waits for that delivery\'s execution', async () => {
-		const { take } = await activeTrigger();
-		const start = Date.now();
-		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
-		try {
-			const first = await take(ended('c-hour'));
-			clock.mockReturnValue(start + HOUR_MS);
-			const retry = take(ended('c-hour'));
-			expect(await isPending(retry)).toBe(true);
-			clock.mockRestore();
-			await first.run();
-			expect((await retry).executed).toBe(false);
-		} finally {
-			clock.mockRestore();
-		}
+	afterEach(() => jest.useRealTimers());
+
+	/** A retry whose sender gives up, as the service's attempts before the last do while the execution waits. */
+	async function retryThatTimesOut(take: (body: unknown, response?: FakeResponse) => Promise<unknown>, body: unknown) {
+		const response = new FakeResponse();
+		const retry = take(body, response);
+		expect(await isPending(retry)).toBe(true);
+		response.hangUp();
+		await retry;
+	}
+
+	it("the sender's last attempt (Retry Limit + 1) waits half its Timeout for the earlier answer, then starts its own execution, which runs the event", async () => {
+		const { take } = await activeTrigger(WINDOW);
+		const stopped = await take(ended('c-stop'));
+		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+		await retryThatTimesOut(take, ended('c-stop'));
+		const last = take(ended('c-stop'));
+		await jest.advanceTimersByTimeAsync(HALF_TIMEOUT_MS - 1);
+		expect(await isPending(last)).toBe(true);
+		await jest.advanceTimersByTimeAsync(1);
+		const taken = await last;
+		expect(taken.executed).toBe(true);
+		jest.useRealTimers();
+		const run = await taken.run();
+		expect(run.output?.map((item) => item.json)).toEqual([ended('c-stop')]);
+		expect(taken.response.body).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		// Had n8n run the first execution after all, Ignore Repeats lets the event run only once.
+		expect((await stopped.run()).output).toEqual([]);
 	});
 
-	it('an in-flight record past the hour is dropped when it is looked up, so the map does not keep it', () => {
+	it('an answer that comes within that half releases the last attempt as a repeat, with no execution of its own', async () => {
+		const { take } = await activeTrigger(WINDOW);
+		const first = await take(ended('c-late'));
+		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+		await retryThatTimesOut(take, ended('c-late'));
+		const last = take(ended('c-late'));
+		await jest.advanceTimersByTimeAsync(HALF_TIMEOUT_MS - 1);
+		await first.run();
+		const answered = await last;
+		expect([answered.executed, answered.response.statusCode, answered.response.body]).toEqual([false, 200, { status: 'ok', received: 1, accepted: 0, repeats: 1 }]);
+	});
+
+	it('an attempt before the last waits for the earlier answer until its sender hangs up, however long that is', async () => {
+		const { take } = await activeTrigger(WINDOW);
+		const first = await take(ended('c-early'));
+		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+		const retry = take(ended('c-early'));
+		await jest.advanceTimersByTimeAsync(10 * 60_000);
+		expect(await isPending(retry)).toBe(true);
+		await first.run();
+		expect((await retry).executed).toBe(false);
+	});
+
+	it('a delivery Retry Limit × Timeout after the first is the last attempt too, though it is only the second seen here', async () => {
+		const { take } = await activeTrigger(WINDOW);
+		await take(ended('c-clock'));
+		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+		await jest.advanceTimersByTimeAsync(WINDOW.retryLimit * WINDOW.timeout * 1000);
+		const last = take(ended('c-clock'));
+		await jest.advanceTimersByTimeAsync(HALF_TIMEOUT_MS);
+		const taken = await last;
+		expect(taken.executed).toBe(true);
+		await taken.run();
+	});
+
+	it('a copy after the hand-over waits for the new execution, and for at most half its Timeout too', async () => {
+		const { take } = await activeTrigger(WINDOW);
+		await take(ended('c-after'));
+		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+		await retryThatTimesOut(take, ended('c-after'));
+		const last = take(ended('c-after'));
+		await jest.advanceTimersByTimeAsync(HALF_TIMEOUT_MS);
+		const handedOver = await last;
+		const copy = take(ended('c-after'));
+		await jest.advanceTimersByTimeAsync(HALF_TIMEOUT_MS - 1);
+		await handedOver.run();
+		expect((await copy).executed).toBe(false);
+	});
+});
+
+describe('how long and how many in-flight events a retry relies on', () => {
+	type Response = Parameters<typeof trackAnswer>[2];
+	const response = () => new FakeResponse() as unknown as Response;
+	const WINDOW = { timeout: 6, retryLimit: 5 };
+
+	it("an in-flight record lives the sender's window, (Retry Limit + 1) × Timeout, plus a minute from the first delivery, and is then dropped", () => {
 		const since = Date.now();
 		const clock = jest.spyOn(Date, 'now').mockReturnValue(since);
 		try {
-			trackAnswer('limit-trigger', ['expired-hash'], response());
+			trackAnswer('limit-trigger', ['expired-hash'], response(), WINDOW);
 			const count = inFlightCount();
-			clock.mockReturnValue(since + HOUR_MS + 1);
+			clock.mockReturnValue(since + 36_000 + IN_FLIGHT_MARGIN_MS);
+			expect(earlierAnswer('limit-trigger', 'expired-hash')).toBeDefined();
+			clock.mockReturnValue(since + 36_000 + IN_FLIGHT_MARGIN_MS + 1);
 			expect(earlierAnswer('limit-trigger', 'expired-hash')).toBeUndefined();
 			expect(inFlightCount()).toBe(count - 1);
+		} finally {
+			clock.mockRestore();
+		}
+		expect(IN_FLIGHT_MARGIN_MS).toBe(60_000);
+	});
+
+	it('a retry after the record was dropped starts an execution at once', async () => {
+		const { take } = await activeTrigger({ timeout: 6, retryLimit: 5 });
+		await take(ended('c-9'));
+		const now = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now + 36_000 + IN_FLIGHT_MARGIN_MS + 1);
+		try {
+			const retry = await take(ended('c-9'));
+			expect(retry.executed).toBe(true);
 		} finally {
 			clock.mockRestore();
 		}
@@ -259,7 +340,7 @@ describe('how long and how many in-flight events a retry relies on', () => {
 	it('holds at most 50,000 in-flight events, forgetting the oldest first', () => {
 		const hashes = Array.from({ length: 50_001 }, (_, index) => `bound-${index}`);
 		const answering = new FakeResponse();
-		trackAnswer('bound-trigger', hashes, answering as unknown as Response);
+		trackAnswer('bound-trigger', hashes, answering as unknown as Response, WINDOW);
 		expect(inFlightCount()).toBe(50_000);
 		// Any records of earlier tests went first, then the oldest of these.
 		expect([earlierAnswer('bound-trigger', 'bound-0'), earlierAnswer('bound-trigger', 'bound-1')].map(Boolean)).toEqual([false, true]);
@@ -269,13 +350,20 @@ describe('how long and how many in-flight events a retry relies on', () => {
 	it('the answer to an earlier delivery of an event leaves a later delivery\'s in-flight record of it in place', async () => {
 		const earlier = new FakeResponse();
 		const later = new FakeResponse();
-		trackAnswer('replace-trigger', ['same-event'], earlier as unknown as Response);
-		trackAnswer('replace-trigger', ['same-event'], later as unknown as Response);
+		trackAnswer('replace-trigger', ['same-event'], earlier as unknown as Response, WINDOW);
+		trackAnswer('replace-trigger', ['same-event'], later as unknown as Response, WINDOW);
 		const laterAnswer = earlierAnswer('replace-trigger', 'same-event');
 		earlier.status(500).end();
 		await new Promise((resolve) => setImmediate(resolve));
 		expect(earlierAnswer('replace-trigger', 'same-event')).toBe(laterAnswer);
 		later.end();
+	});
+
+	it("a later delivery's record keeps the first one's attempts: its sender's next attempt is counted after them", () => {
+		trackAnswer('count-trigger', ['counted'], response(), WINDOW);
+		for (let attempt = 2; attempt <= WINDOW.retryLimit; attempt++) expect(countRetry('count-trigger', ['counted'])).toBeUndefined();
+		trackAnswer('count-trigger', ['counted'], response(), WINDOW);
+		expect(countRetry('count-trigger', ['counted'])).toBe(3000);
 	});
 });
 
@@ -291,7 +379,20 @@ describe('a retry waiting for earlier answers', () => {
 	it('whose sender already hung up does not wait: no answer, whatever the earlier deliveries get', async () => {
 		const response = waiting();
 		response.hangUp();
-		await expect(awaitEarlierAnswers([Promise.resolve(true)], response as unknown as Response)).resolves.toBeUndefined();
+		await expect(awaitEarlierAnswers([Promise.resolve(true)], response as unknown as Response)).resolves.toBe(HUNG_UP);
+	});
+
+	it('given a limit, stops waiting after it when no answer came, and not before', async () => {
+		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+		try {
+			const waited = awaitEarlierAnswers([new Promise<boolean>(() => {})], waiting() as unknown as Response, 3000);
+			await jest.advanceTimersByTimeAsync(2999);
+			expect(await isPending(waited)).toBe(true);
+			await jest.advanceTimersByTimeAsync(1);
+			await expect(waited).resolves.toBe(WAITED_LONG_ENOUGH);
+		} finally {
+			jest.useRealTimers();
+		}
 	});
 
 	it('stops listening for its sender hanging up once the answers came', async () => {
@@ -303,7 +404,7 @@ describe('a retry waiting for earlier answers', () => {
 	it('a delivery with no event to track leaves its response as n8n made it', () => {
 		const response = waiting();
 		const end = response.end;
-		trackAnswer('no-events-trigger', [], response as unknown as Response);
+		trackAnswer('no-events-trigger', [], response as unknown as Response, { timeout: 30, retryLimit: 3 });
 		expect(response.end).toBe(end);
 	});
 });

@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import {
 	hasSettings,
-	isKnownSecret,
+	moduleWithSecret,
 	newSecret,
 	readModuleRecords,
 	rememberRegistration,
@@ -59,8 +59,8 @@ describe('a presented secret', () => {
 	it('is known when it matches any record, also beside a damaged verifier of another length', () => {
 		const secret = newSecret();
 		const records = { [URL]: { 'call.started': { verifier: 'short', timeout: 30, retryLimit: 3 }, 'call.ended': record(secret) } };
-		expect(isKnownSecret(records, secret)).toBe(true);
-		expect(isKnownSecret(records, newSecret())).toBe(false);
+		expect(moduleWithSecret(records, secret)).toEqual(records[URL]['call.ended']);
+		expect(moduleWithSecret(records, newSecret())).toBeUndefined();
 	});
 });
 
