@@ -26,9 +26,11 @@ export const EXAMPLES = {
  * demo like the others, but kept out of EXAMPLES, whose files use only core nodes and ours.
  */
 export const MCP_EXAMPLE = 'mcp-campaign-tools.json' as const;
-/** The demo's bearer credential for the MCP trigger, and its token, which the demo's banner prints. */
+/**
+ * The demo's bearer credential for the MCP trigger. Its token is the demo's own random secret (the one the
+ * Webhook nodes' Header Auth takes), never a value written here: the MCP tools add contacts to campaigns.
+ */
 export const MCP_BEARER_CREDENTIAL_NAME = 'MCP bearer token (demo)';
-export const MCP_DEMO_TOKEN = 'demo-mcp-token-change-me-0123456789';
 const BEARER_CREDENTIAL_TYPE = 'httpBearerAuth';
 const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
 
@@ -102,14 +104,14 @@ export interface ImportedExample {
  * imports the four examples, the MCP example and the human review example, and activates the trigger example
  * (which registers its call.ended webhook at the simulator) and the MCP example. Later runs keep what is
  * there, a user's edits included: they import only examples that are missing (matched by name), point the
- * credential at this run's simulator and set the Header Auth credential to `webhookSecret`.
+ * credential at this run's simulator and set the Header Auth and bearer credentials to `demoSecret`.
  */
-export async function installExamples(n8n: N8nInstance, simulatorUrl: string, webhookSecret: string): Promise<ImportedExample[]> {
+export async function installExamples(n8n: N8nInstance, simulatorUrl: string, demoSecret: string): Promise<ImportedExample[]> {
 	await removeOlderApiKeys(n8n);
 	const credential = await upsertCredential(n8n, DEMO_CREDENTIAL_NAME, CREDENTIAL_TYPE, { baseUrl: `${simulatorUrl}/`, apiKey: DEMO.apiKey });
 	const others = {
-		[HEADER_AUTH_CREDENTIAL_TYPE]: await upsertCredential(n8n, WEBHOOK_SECRET_CREDENTIAL_NAME, HEADER_AUTH_CREDENTIAL_TYPE, webhookSecretData(webhookSecret)),
-		[BEARER_CREDENTIAL_TYPE]: await keptCredential(n8n, MCP_BEARER_CREDENTIAL_NAME, BEARER_CREDENTIAL_TYPE, { token: MCP_DEMO_TOKEN }),
+		[HEADER_AUTH_CREDENTIAL_TYPE]: await upsertCredential(n8n, WEBHOOK_SECRET_CREDENTIAL_NAME, HEADER_AUTH_CREDENTIAL_TYPE, webhookSecretData(demoSecret)),
+		[BEARER_CREDENTIAL_TYPE]: await upsertCredential(n8n, MCP_BEARER_CREDENTIAL_NAME, BEARER_CREDENTIAL_TYPE, { token: demoSecret }),
 		[OPENAI_CREDENTIAL_TYPE]: await keptCredential(n8n, OPENAI_PLACEHOLDER_CREDENTIAL_NAME, OPENAI_CREDENTIAL_TYPE, { apiKey: 'replace-with-your-key' }),
 	};
 	const existing = await listAll(n8n, '/workflows');
