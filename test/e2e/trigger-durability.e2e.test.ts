@@ -18,6 +18,7 @@ import {
 	floodN8nEnv,
 	floodTrigger,
 	inPool,
+	itemsOf,
 	randomSecretLike,
 	registeredSecret,
 	sendDelivery,
@@ -356,9 +357,19 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		// n8n's answer to a sender whose execution it cancelled at shutdown before the trigger answered (n8n-workflow's SystemShutdownExecutionCancelledError).
 		const isCancelledBeforeAnswer = (answer: DeliveryAnswer) => answer.status === 500 && answer.text.includes('cancelled because the system is shutting down');
 		const cancelledBeforeAnswer = failedAttempts.filter(isCancelledBeforeAnswer).length;
-		// docs/trigger.md: a delivery answered with an error is sent again and treated as a new event, not as a repeat.
+		// docs/trigger.md: a delivery answered with an error is sent again and treated as a new event, not as a
+		// repeat. Counted only for events that ran nowhere: a retry whose execution ran the event but answered
+		// after the sender's wait is rightly followed by a repeat answer to the next attempt.
+		const ranDownstream = new Set(
+			executions
+				.filter((execution) => execution.status === 'success')
+				.flatMap((execution) => itemsOf(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker: string }).marker)),
+		);
 		const repeatAfterCancel = result.deliveries.filter(
-			(delivery) => delivery.attempts.some(isCancelledBeforeAnswer) && delivery.attempts.at(-1)?.text.includes('"repeats":1'),
+			(delivery, index) =>
+				delivery.attempts.some(isCancelledBeforeAnswer) &&
+				delivery.attempts.at(-1)?.text.includes('"repeats":1') &&
+				!ranDownstream.has(result.bodies[index].data.marker),
 		).length;
 		const lostAfterAnswer = counts.lost - repeatAfterCancel;
 		log(
@@ -384,11 +395,13 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		expect(repeatAfterCancel).toBeLessThanOrEqual(version.startsWith('2.') ? 0 : 1);
 		// Each stopped execution was started by one delivery attempt: an event answered before n8n stopped it,
 		// or an attempt n8n cancelled before the answer. More of both than stopped executions would be an
-		// answered event in no execution at all. Except, on 1.x, the execution cut off while recording (the
-		// repeat above): n8n exits without writing its end, and then lists it nowhere, so that event is found
-		// in no execution (2026-11-26 clean-clone run: 22 cancelled attempts and 2 answered-then-stopped
-		// events for 23 stopped executions, the 1 event found in none being that repeat).
-		const unlistedCutOff = version.startsWith('2.') ? 0 : Math.min(repeatAfterCancel, lostInNoStoppedExecutionFound);
+		// answered event in no execution at all. Except, on 1.x, the one execution cut off while recording:
+		// n8n exits without writing its end and then lists it nowhere, whether its record landed (its retry is
+		// then the repeat above, and that event is found in no execution: 2026-11-26 clean-clone run, 22
+		// cancelled attempts and 2 answered-then-stopped events for 23 stopped executions) or not (its retry
+		// runs the event: 2026-11-27, 21 cancelled attempts and 3 answered-then-stopped events for 23, no
+		// event lost to a repeat or found in no execution). Losses are bounded apart, above and below.
+		const unlistedCutOff = version.startsWith('2.') ? 0 : 1;
 		expect(lostAfterAnswer + cancelledBeforeAnswer).toBeLessThanOrEqual(stopped.length + unlistedCutOff);
 		if (version.startsWith('2.')) {
 			expect(lostInNoStoppedExecutionFound).toBe(0);
