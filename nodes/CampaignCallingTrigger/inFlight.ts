@@ -74,7 +74,7 @@ export function countRetry(trigger: string, hashes: string[]): number | undefine
  * never answer (a queued execution the user stopped), so the other half is left for an execution of
  * its own to start and answer before the sender gives up for good.
  */
-export function lastAttemptWaitMs(window: SenderWindow): number {
+function lastAttemptWaitMs(window: SenderWindow): number {
 	return (window.timeout * 1000) / 2;
 }
 

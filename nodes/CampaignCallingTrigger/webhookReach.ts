@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { credentialBaseUrl } from '../shared/transport';
 import { parseHttpUrl } from '../shared/validation';
 
-export const WEBHOOK_URL_DOCS = 'https://docs.n8n.io/hosting/configuration/configuration-examples/webhook-url/';
+const WEBHOOK_URL_DOCS = 'https://docs.n8n.io/hosting/configuration/configuration-examples/webhook-url/';
 
 /** Names that stand for this machine's loopback interface by standard (RFC 6761) or by every distribution's hosts file. */
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']);
