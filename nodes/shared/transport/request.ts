@@ -6,17 +6,17 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
+	INode,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { parseHttpUrl } from '../validation';
 
 import type { AnswerShape } from './envelope';
 import { interpretAnswer } from './envelope';
-import type { FailureContext } from './failures';
-import { ServiceFailureFactory, redactSecret } from './failures';
+import { redactSecret, serviceError } from './failures';
 import type { HttpAnswer, RetryPolicy } from './retry';
-import { DEFAULT_RETRY_POLICY, sendWithRetries } from './retry';
+import { DEFAULT_RETRY_POLICY, isRetryable, retryDelayMs } from './retry';
 
 export const CREDENTIAL_TYPE = 'campaignCallingApi';
 
@@ -31,7 +31,16 @@ export interface RequestTuning {
 	timeoutMs: number;
 }
 
-export interface ServiceRequest extends FailureContext {
+/** One request, as the caller asks for it; every error of the request names its operation and item. */
+export interface ServiceRequest {
+	/** The user-facing name of the operation ("Add to Campaign"). */
+	operation: string;
+	/** The input item this request serves. */
+	itemIndex?: number;
+	/** What the user can check when the service answers `status: "error"`. */
+	errorHint?: string;
+	/** For a write: how to find out whether it was carried out when it may have been without an answer. */
+	checkBeforeRepeating?: string;
 	method: IHttpRequestMethods;
 	/** Path below the base URL, with its own prefix (`/v1/...`, `/compaign/v1/...`, `/contacts/...`). */
 	path: string;
@@ -40,6 +49,14 @@ export interface ServiceRequest extends FailureContext {
 	answer: AnswerShape;
 	/** Retries and timeout; without it, the defaults. */
 	tuning?: RequestTuning;
+}
+
+/** A request as it was sent, which is all its errors need. */
+export interface SentRequest extends ServiceRequest {
+	node: INode;
+	baseUrl: string;
+	apiKey: string;
+	timeoutMs: number;
 }
 
 interface CampaignCallingCredentials {
@@ -51,7 +68,7 @@ interface CampaignCallingCredentials {
  * Normalises the credential's base URL: requires http(s), drops trailing slashes.
  * Checked here, before any request, so a typo gives a clear message instead of a socket error.
  */
-export function normaliseBaseUrl(raw: unknown): string {
+function normaliseBaseUrl(raw: unknown): string {
 	const value = typeof raw === 'string' ? raw.trim() : '';
 	if (!parseHttpUrl(value)) {
 		throw new Error(
@@ -89,7 +106,10 @@ export async function credentialBaseUrl(context: ServiceContext): Promise<string
 	return normaliseBaseUrl((await credentialsOf(context)).baseUrl);
 }
 
-/** Sends one request to the service and applies its answer conventions. */
+/**
+ * Sends one request to the service, repeating it while `isRetryable` allows, and applies the
+ * service's answer conventions (envelope.ts); a failure throws the one error failures.ts builds.
+ */
 export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<unknown> {
 	const node = this.getNode();
 	const credentials = await credentialsOf(this);
@@ -131,14 +151,23 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		type: CREDENTIAL_TYPE,
 		data: { ...credentials },
 	};
-	const isWrite = request.method !== 'GET';
-	const failure = new ServiceFailureFactory(node, request, credentials.apiKey, baseUrl, { isWrite, timeoutMs: tuning.timeoutMs });
-	const send = async () =>
-		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, { ...options }, {
-			credentialsDecrypted,
-		})) as HttpAnswer;
-	const answer = await sendWithRetries(send, !isWrite, tuning.retry, (error, attempts) =>
-		failure.network(error, attempts),
-	);
-	return interpretAnswer(answer, request.answer, failure);
+	const sent: SentRequest = { ...request, node, baseUrl, apiKey: credentials.apiKey, timeoutMs: tuning.timeoutMs };
+	const isRead = request.method === 'GET';
+	for (let attempt = 0; ; attempt++) {
+		let answer: HttpAnswer | undefined;
+		let error: unknown;
+		try {
+			answer = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, { ...options }, { credentialsDecrypted })) as HttpAnswer;
+		} catch (thrown) {
+			error = thrown ?? new Error('no reason given');
+		}
+		if (attempt < tuning.retry.maxRetries && isRetryable(answer, error, isRead)) {
+			await sleep(retryDelayMs(answer, attempt, tuning.retry));
+			continue;
+		}
+		if (answer === undefined) throw serviceError(sent, { kind: 'noAnswer', error, attempts: attempt + 1 });
+		const interpreted = interpretAnswer(answer, request.answer);
+		if (interpreted.ok) return interpreted.value;
+		throw serviceError(sent, interpreted.failure);
+	}
 }
