@@ -26,13 +26,10 @@ const TLS_REASONS: Record<string, string> = {
 	CERT_NOT_YET_VALID: 'its certificate is not valid yet',
 	DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed, not issued by an authority n8n trusts',
 	SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain ends in a self-signed certificate n8n does not trust',
-	UNABLE_TO_VERIFY_LEAF_SIGNATURE: CERTIFICATE_UNKNOWN,
-	UNABLE_TO_GET_ISSUER_CERT: CERTIFICATE_UNKNOWN,
-	UNABLE_TO_GET_ISSUER_CERT_LOCALLY: CERTIFICATE_UNKNOWN,
+	UNABLE_TO_VERIFY_LEAF_SIGNATURE: CERTIFICATE_UNKNOWN, UNABLE_TO_GET_ISSUER_CERT: CERTIFICATE_UNKNOWN, UNABLE_TO_GET_ISSUER_CERT_LOCALLY: CERTIFICATE_UNKNOWN,
 	CERT_REVOKED: 'its certificate has been revoked',
 	ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host name',
-	EPROTO: NOT_TLS,
-	ERR_SSL_WRONG_VERSION_NUMBER: NOT_TLS,
+	EPROTO: NOT_TLS, ERR_SSL_WRONG_VERSION_NUMBER: NOT_TLS,
 };
 
 const TIMEOUT_CODES = ['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'];
@@ -173,24 +170,10 @@ function noAnswerCause(request: SentRequest, error: unknown, checkBeforeRepeatin
 }
 
 const HTTP_STATUS_TEXT: Record<number, string> = {
-	301: 'Moved Permanently',
-	302: 'Found',
-	303: 'See Other',
-	307: 'Temporary Redirect',
-	308: 'Permanent Redirect',
-	400: 'Bad Request',
-	401: 'Unauthorized',
-	403: 'Forbidden',
-	404: 'Not Found',
-	408: 'Request Timeout',
-	409: 'Conflict',
-	413: 'Payload Too Large',
-	422: 'Unprocessable Entity',
-	429: 'Too Many Requests',
-	500: 'Internal Server Error',
-	502: 'Bad Gateway',
-	503: 'Service Unavailable',
-	504: 'Gateway Timeout',
+	301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
+	400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 408: 'Request Timeout', 409: 'Conflict',
+	413: 'Payload Too Large', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
+	500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
 /** Where a redirect pointed, by origin only: its path or query could carry anything. */

@@ -64,31 +64,22 @@ interface CampaignCallingCredentials {
 	apiKey: string;
 }
 
-/**
- * Normalises the credential's base URL: requires http(s), drops trailing slashes.
- * Checked here, before any request, so a typo gives a clear message instead of a socket error.
- */
+/** The credential's base URL without trailing slashes; checked first, so a typo gets a clear message, not a socket error. */
 function normaliseBaseUrl(raw: unknown): string {
 	const value = typeof raw === 'string' ? raw.trim() : '';
 	if (!parseHttpUrl(value)) {
-		throw new Error(
-			`The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com`,
-		);
+		throw new Error(`The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com`);
 	}
 	return value.replace(/\/+$/, '');
 }
 
 /*
- * A cache, not an argument: every caller (the action node's operations, the trigger's hooks, the
- * editor's list search) gets the credential's one read per context without having to carry it, and
- * it goes with the context.
+ * The credential, read once per execution context: n8n loads and decrypts it on every read, a cost
+ * each of a batch run's requests would otherwise pay. A cache keyed by the context, not an argument,
+ * so no caller has to carry it, and it goes with the context.
  */
 const credentialsByExecution = new WeakMap<object, Promise<CampaignCallingCredentials>>();
 
-/**
- * The credential, read once per execution context: n8n loads and decrypts it from its database on
- * every read, a cost each of a batch run's requests would otherwise pay twice.
- */
 function credentialsOf(context: ServiceContext): Promise<CampaignCallingCredentials> {
 	let credentials = credentialsByExecution.get(context);
 	if (!credentials) {
@@ -98,10 +89,7 @@ function credentialsOf(context: ServiceContext): Promise<CampaignCallingCredenti
 	return credentials;
 }
 
-/**
- * The credential's Base URL, normalised as requests use it (read through the same once-per-context
- * cache); throws normaliseBaseUrl's error when it is no web address.
- */
+/** The credential's Base URL as requests use it; throws when it is no web address. */
 export async function credentialBaseUrl(context: ServiceContext): Promise<string> {
 	return normaliseBaseUrl((await credentialsOf(context)).baseUrl);
 }
