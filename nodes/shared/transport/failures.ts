@@ -1,9 +1,25 @@
-import type { JsonObject } from 'n8n-workflow';
+import type { IHttpRequestMethods, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { AnswerFailure } from './envelope';
-import type { SentRequest } from './request';
 import { errorChain, errorCode } from './retry';
+
+/** A request as it was sent: the one context of a request, all its errors need. */
+export interface SentRequest {
+	node: INode;
+	/** The user-facing name of the operation ("Add to Campaign"), which every error message starts with. */
+	operation: string;
+	/** The input item the request serves. */
+	itemIndex?: number;
+	/** What the user can check when the service answers `status: "error"`. */
+	errorHint?: string;
+	/** For a write: how to find out whether it was carried out when it may have been without an answer. */
+	checkBeforeRepeating?: string;
+	method: IHttpRequestMethods;
+	baseUrl: string;
+	apiKey: string;
+	timeoutMs: number;
+}
 
 /** A request that got no answer: the error n8n's HTTP helper threw, after how many attempts. */
 export type Failure = AnswerFailure | { kind: 'noAnswer'; error: unknown; attempts: number };

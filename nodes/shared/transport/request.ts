@@ -3,10 +3,8 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
-	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
-	INode,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
@@ -14,6 +12,7 @@ import { parseHttpUrl } from '../validation';
 
 import type { AnswerShape } from './envelope';
 import { interpretAnswer } from './envelope';
+import type { SentRequest } from './failures';
 import { redactSecret, serviceError } from './failures';
 import type { HttpAnswer, RetryPolicy } from './retry';
 import { DEFAULT_RETRY_POLICY, isRetryable, retryDelayMs } from './retry';
@@ -31,17 +30,8 @@ export interface RequestTuning {
 	timeoutMs: number;
 }
 
-/** One request, as the caller asks for it; every error of the request names its operation and item. */
-export interface ServiceRequest {
-	/** The user-facing name of the operation ("Add to Campaign"). */
-	operation: string;
-	/** The input item this request serves. */
-	itemIndex?: number;
-	/** What the user can check when the service answers `status: "error"`. */
-	errorHint?: string;
-	/** For a write: how to find out whether it was carried out when it may have been without an answer. */
-	checkBeforeRepeating?: string;
-	method: IHttpRequestMethods;
+/** One request, as the caller asks for it: the caller's part of the request's one context, SentRequest. */
+export interface ServiceRequest extends Omit<SentRequest, 'node' | 'baseUrl' | 'apiKey' | 'timeoutMs'> {
 	/** Path below the base URL, with its own prefix (`/v1/...`, `/compaign/v1/...`, `/contacts/...`). */
 	path: string;
 	body?: IDataObject | IDataObject[];
@@ -49,14 +39,6 @@ export interface ServiceRequest {
 	answer: AnswerShape;
 	/** Retries and timeout; without it, the defaults. */
 	tuning?: RequestTuning;
-}
-
-/** A request as it was sent, which is all its errors need. */
-export interface SentRequest extends ServiceRequest {
-	node: INode;
-	baseUrl: string;
-	apiKey: string;
-	timeoutMs: number;
 }
 
 interface CampaignCallingCredentials {

@@ -17,9 +17,9 @@ import { join } from 'node:path';
 
 import type { INode } from 'n8n-workflow';
 
-import type { Failure } from '../../../../nodes/shared/transport/failures';
+import type { Failure, SentRequest } from '../../../../nodes/shared/transport/failures';
 import { redactSecret, serviceError } from '../../../../nodes/shared/transport/failures';
-import type { SentRequest } from '../../../../nodes/shared/transport/request';
+
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import { DEMO, NO_RETRIES, closedPort, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';
 import { addContact, createIntegration, getCampaign, getContact } from '../../../helpers/actionParameters.ts';
@@ -39,8 +39,6 @@ const sent = (overrides: Partial<SentRequest> = {}): SentRequest => ({
 	node: { name: 'Campaign Calling' } as INode,
 	operation: 'Get Contact',
 	method: 'GET',
-	path: '/contacts/1',
-	answer: 'envelope',
 	baseUrl: 'http://127.0.0.1:8080',
 	apiKey: key,
 	timeoutMs: 60_000,
