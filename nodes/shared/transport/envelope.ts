@@ -24,12 +24,6 @@ export interface DataShape {
 	names: string;
 }
 
-interface Envelope {
-	status: string;
-	message: string;
-	data: unknown;
-}
-
 /**
  * What an answer that is a failure says, for its error; the service's own words (`said`) are
  * trimmed but not shortened, and may hold the key the error redacts.
@@ -59,10 +53,10 @@ export function interpretAnswer(answer: HttpAnswer, shape: AnswerShape): Interpr
 		return shape === 'passThrough' ? { ok: true, value: {} } : fails({ kind: 'unexpected', reason: 'the service answered with an empty body' });
 	}
 
-	const envelope = asEnvelope(body);
-	if (envelope && envelope.status.toLowerCase() === 'error') {
-		const said = [envelope.message, typeof envelope.data === 'string' ? envelope.data : '']
-			.map((part) => part.trim())
+	const envelope = isPlainObject(body) && typeof body.status === 'string' ? body : undefined;
+	if (envelope && String(envelope.status).toLowerCase() === 'error') {
+		const said = [envelope.message, envelope.data]
+			.map((part) => (typeof part === 'string' ? part.trim() : ''))
 			.filter((part, index, parts) => part !== '' && parts.indexOf(part) === index);
 		return fails({ kind: 'envelope', said: said.join(': ') });
 	}
@@ -114,13 +108,4 @@ function parseBody(body: unknown): unknown {
 	if (text === '') return EMPTY;
 	const value = jsonParse<unknown>(text, { fallbackValue: NOT_JSON });
 	return value === NOT_JSON && /^<(!doctype|html)/i.test(text) ? HTML : value;
-}
-
-function asEnvelope(value: unknown): Envelope | undefined {
-	if (!isPlainObject(value) || typeof value.status !== 'string') return undefined;
-	return {
-		status: value.status,
-		message: typeof value.message === 'string' ? value.message : '',
-		data: value.data,
-	};
 }
