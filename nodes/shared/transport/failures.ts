@@ -204,12 +204,9 @@ function redirectTarget(location: string | undefined, baseUrl: string): string {
 
 /** The Base URL's origin, host name and host:port: never its path, query or user information. */
 function baseUrlParts(baseUrl: string): { origin: string; hostname: string; hostAndPort: string } {
-	try {
-		const url = new URL(baseUrl);
-		return { origin: url.origin, hostname: url.hostname, hostAndPort: `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}` };
-	} catch {
-		return { origin: 'the configured Base URL', hostname: 'the service\'s host', hostAndPort: 'the configured Base URL' };
-	}
+	// A checked URL: request.ts refuses a Base URL that is no web address before anything is sent.
+	const url = new URL(baseUrl);
+	return { origin: url.origin, hostname: url.hostname, hostAndPort: `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}` };
 }
 
 /** The setting an n8n administrator would change to let the Base URL's host through. */

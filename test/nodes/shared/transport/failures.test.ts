@@ -396,11 +396,6 @@ describe('transport: where a failure was, from the error\'s fields or the Base U
 		expect(error.description).toContain('N8N_SSRF_ALLOWED_HOSTNAMES (for example db1)');
 		expect(noAnswer({ name: 'SsrfBlockedHostnameError' }, { baseUrl: 'http://10.0.0.5.nip.io' }).description).toContain('N8N_SSRF_ALLOWED_HOSTNAMES (for example 10.0.0.5.nip.io)');
 	});
-
-	it('a Base URL that is no web address: its host and origin are named as such', () => {
-		expect(noAnswer({ code: 'ENOTFOUND' }, { baseUrl: 'not a url' }).message).toBe("Get Contact failed: the host name the service's host was not found: the DNS has no address for it");
-		expect(noAnswer({ code: 'ECONNREFUSED' }, { baseUrl: 'not a url' }).message).toBe('Get Contact failed: the connection to the configured Base URL was refused: nothing listens there');
-	});
 });
 
 describe('transport: what the service answered, in words', () => {
