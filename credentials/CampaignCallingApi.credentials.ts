@@ -8,7 +8,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-/** The listing the Test reads: cheap, and any valid key may call it (spec, "Get webhooks"). */
+/** The listing the Test reads: cheap, and any valid key may call it (docs/service-interface.md, "Endpoints the package calls"). */
 const TEST_PATH = '/v1/webhooks';
 
 /** How long the Test waits for an answer. */

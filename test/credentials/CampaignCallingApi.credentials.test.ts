@@ -172,22 +172,16 @@ describe('the credential Test against a server that is not the service', () => {
 		const silent = net.createServer(() => undefined);
 		await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
 		// The Test's request leaves the credential with its 15 s; the wait itself runs on a shortened copy of
-		// that timeout, so the case proves n8n's HTTP stack gives up at the request's timeout without waiting 15 s.
+		// that timeout: ECONNABORTED is the code of a request n8n's HTTP stack gave up at its timeout.
 		const timeouts: Array<number | undefined> = [];
 		const SHORTENED_MS = 300;
-		const started = Date.now();
 		try {
 			const result = await runCredentialTest({ baseUrl: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`, apiKey: DEMO.apiKey }, (options) => {
 				timeouts.push(options.timeout);
 				return { ...options, timeout: SHORTENED_MS };
 			});
-			const elapsedMs = Date.now() - started;
 			expect(timeouts).toEqual([15_000]);
 			expect(result).toEqual({ status: 'Error', message: 'ECONNABORTED' });
-			// Not before the request's timeout; after it by less than 5 s (a late timer on a loaded machine),
-			// where a timeout the stack ignored (the nodes' 300 s and more) would show as a jest timeout.
-			expect(elapsedMs).toBeGreaterThanOrEqual(SHORTENED_MS);
-			expect(elapsedMs).toBeLessThan(SHORTENED_MS + 5_000);
 		} finally {
 			silent.close();
 		}

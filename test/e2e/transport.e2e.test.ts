@@ -121,7 +121,7 @@ describe.each(e2eVersions())('the transport in n8n %s', (version) => {
 });
 
 describe.each(e2eVersions())('a request n8n %s cannot build', (version) => {
-	// Unit tests provoke it through n8n-core's HTTP stack (test/nodes/shared/transport/rootCauses.test.ts);
+	// Unit tests provoke it through n8n-core's HTTP stack (test/nodes/shared/transport/failures.test.ts);
 	// in real n8n, the same setting stops n8n from starting, so no workflow can meet it.
 	it('cannot come from a proxy setting that is no web address: n8n refuses to start with it', async () => {
 		const proxyEnv = { HTTP_PROXY: 'http://proxy host:3128', HTTPS_PROXY: 'http://proxy host:3128', NO_PROXY: '127.0.0.1' };

@@ -1,13 +1,13 @@
 import { jsonParse } from 'n8n-workflow';
 
-import type { HttpAnswer } from './retry';
 import { isPlainObject } from '../validation';
+import type { HttpAnswer } from './retry';
 import { headerValue } from './retry';
 
 /**
- * How an endpoint frames its answer (service spec, "Endpoints"):
+ * How an endpoint frames its answer (docs/service-interface.md, "Endpoints the package calls"):
  * - `envelope`: HTTP 200 `{ status, message, data }`; `status: "error"` is a failure. Resolves to
- *   `data` as it came (the spec does not show it for Add Contacts).
+ *   `data` as it came (the service does not document it for Add Contacts).
  * - a `DataShape`: the envelope, whose `data` must be as the shape says.
  * - `record`: a bare JSON object (the module endpoints). Resolves to the object.
  * - `passThrough`: the body is not documented (Update Campaign). An error envelope still fails;
@@ -24,61 +24,59 @@ export interface DataShape {
 	names: string;
 }
 
-export type ParsedBody = { kind: 'json'; value: unknown } | { kind: 'empty' } | { kind: 'invalid'; text: string };
+/**
+ * What an answer that is a failure says, for its error; the service's own words (`said`) are
+ * trimmed but not shortened, and may hold the key the error redacts.
+ */
+export type AnswerFailure =
+	| { kind: 'redirect'; statusCode: number; location?: string }
+	| { kind: 'status'; statusCode: number; said?: string }
+	| { kind: 'envelope'; said: string }
+	| { kind: 'unexpected'; reason: string };
 
-export interface Envelope {
-	status: string;
-	message: string;
-	data: unknown;
-}
+export type Interpreted = { ok: true; value: unknown } | { ok: false; failure: AnswerFailure };
 
-/** The failures an answer can be; each names the operation and item it belongs to. */
-export interface AnswerFailures {
-	httpStatus(statusCode: number, body: ParsedBody): Error;
-	redirect(statusCode: number, location: string | undefined): Error;
-	envelope(envelope: Envelope): Error;
-	api(reason: string): Error;
-}
+const fails = (failure: AnswerFailure): Interpreted => ({ ok: false, failure });
 
 /**
  * Applies the service's answer conventions: a redirect, a non-2xx status, a body that is not JSON,
- * an error envelope or an answer not in the endpoint's shape is a failure; anything else resolves
- * as `shape` says.
+ * an error envelope or an answer not in the endpoint's shape is a failure; anything else is the
+ * value `shape` says.
  */
-export function interpretAnswer(answer: HttpAnswer, shape: AnswerShape, failure: AnswerFailures): unknown {
-	if (answer.statusCode >= 300 && answer.statusCode < 400) {
-		throw failure.redirect(answer.statusCode, headerValue(answer.headers, 'location'));
-	}
+export function interpretAnswer(answer: HttpAnswer, shape: AnswerShape): Interpreted {
+	const { statusCode } = answer;
+	if (statusCode >= 300 && statusCode < 400) return fails({ kind: 'redirect', statusCode, location: headerValue(answer.headers, 'location') });
 	const body = parseBody(answer.body);
-	if (answer.statusCode < 200 || answer.statusCode >= 300) {
-		throw failure.httpStatus(answer.statusCode, body);
-	}
-	if (body.kind === 'invalid') {
-		throw failure.api('the service answered with something that is not JSON');
-	}
-	if (body.kind === 'empty') {
-		if (shape === 'passThrough') return {};
-		throw failure.api('the service answered with an empty body');
+	if (statusCode < 200 || statusCode >= 300) return fails({ kind: 'status', statusCode, said: statusDetail(body) });
+	if (body === NOT_JSON || body === HTML) return fails({ kind: 'unexpected', reason: 'the service answered with something that is not JSON' });
+	if (body === EMPTY) {
+		return shape === 'passThrough' ? { ok: true, value: {} } : fails({ kind: 'unexpected', reason: 'the service answered with an empty body' });
 	}
 
-	const value = body.value;
-	const envelope = asEnvelope(value);
-	if (envelope && envelope.status.toLowerCase() === 'error') {
-		throw failure.envelope(envelope);
+	const envelope = isPlainObject(body) && typeof body.status === 'string' ? body : undefined;
+	if (envelope && String(envelope.status).toLowerCase() === 'error') {
+		const said = [envelope.message, envelope.data]
+			.map((part) => (typeof part === 'string' ? part.trim() : ''))
+			.filter((part, index, parts) => part !== '' && parts.indexOf(part) === index);
+		return fails({ kind: 'envelope', said: said.join(': ') });
 	}
-
 	if (shape === 'record') {
-		if (!isPlainObject(value)) throw failure.api('the answer is not a JSON object');
-		return value;
+		return isPlainObject(body) ? { ok: true, value: body } : fails({ kind: 'unexpected', reason: 'the answer is not a JSON object' });
 	}
-	if (shape === 'passThrough') return value;
-	if (!envelope) {
-		throw failure.api('the answer is not the service\'s {status, message, data} envelope');
-	}
-	if (shape === 'envelope') return envelope.data;
+	if (shape === 'passThrough') return { ok: true, value: body };
+	if (!envelope) return fails({ kind: 'unexpected', reason: 'the answer is not the service\'s {status, message, data} envelope' });
+	if (shape === 'envelope') return { ok: true, value: envelope.data };
 	const wrong = shapeMismatch(envelope.data, shape);
-	if (wrong !== undefined) throw failure.api(`the service answered without ${shape.names} (${wrong})`);
-	return shape.data === 'list' ? (envelope.data ?? []) : envelope.data;
+	if (wrong !== undefined) return fails({ kind: 'unexpected', reason: `the service answered without ${shape.names} (${wrong})` });
+	return { ok: true, value: shape.data === 'list' ? (envelope.data ?? []) : envelope.data };
+}
+
+/** What a non-2xx answer said: its JSON's message, or that it is an HTML error page. */
+function statusDetail(body: unknown): string | undefined {
+	if (body === HTML) return 'an HTML error page';
+	if (!isPlainObject(body)) return undefined;
+	const said = body.message ?? body.error ?? body.data;
+	return typeof said === 'string' && said.trim() !== '' ? said.trim() : undefined;
 }
 
 /** How `data` differs from `shape`, in words, or undefined when it fits. */
@@ -100,21 +98,14 @@ function describe(value: unknown): string {
 }
 
 const NOT_JSON = Symbol('not JSON');
+const HTML = Symbol('a web page');
+const EMPTY = Symbol('empty');
 
-function parseBody(body: unknown): ParsedBody {
-	if (body === undefined || body === null || body === '') return { kind: 'empty' };
-	if (typeof body !== 'string') return { kind: 'json', value: body };
+/** The body as JSON, or what else it is: empty, a web page, or some other text. */
+function parseBody(body: unknown): unknown {
+	if (typeof body !== 'string') return body === undefined || body === null ? EMPTY : body;
 	const text = body.trim();
-	if (text === '') return { kind: 'empty' };
+	if (text === '') return EMPTY;
 	const value = jsonParse<unknown>(text, { fallbackValue: NOT_JSON });
-	return value === NOT_JSON ? { kind: 'invalid', text } : { kind: 'json', value };
-}
-
-function asEnvelope(value: unknown): Envelope | undefined {
-	if (!isPlainObject(value) || typeof value.status !== 'string') return undefined;
-	return {
-		status: value.status,
-		message: typeof value.message === 'string' ? value.message : '',
-		data: value.data,
-	};
+	return value === NOT_JSON && /^<(!doctype|html)/i.test(text) ? HTML : value;
 }

@@ -1,56 +1,28 @@
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { IHttpRequestMethods, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { AnswerFailures, Envelope, ParsedBody } from './envelope';
-import { networkFailureFacts } from './retry';
-import { noAnswerCause, truncate } from './rootCauses';
-import { isPlainObject } from '../validation';
+import type { AnswerFailure } from './envelope';
+import { errorChain, errorCode } from './retry';
 
-/** What every error of one request names: the operation, the input item, and what the user can check. */
-export interface FailureContext {
-	/** The user-facing name of the operation, used in every error message ("Add to Campaign"). */
+/** A request as it was sent: the one context of a request, all its errors need. */
+export interface SentRequest {
+	node: INode;
+	/** The user-facing name of the operation ("Add to Campaign"), which every error message starts with. */
 	operation: string;
-	/** The input item this request serves, so errors point at it. */
+	/** The input item the request serves. */
 	itemIndex?: number;
 	/** What the user can check when the service answers `status: "error"`. */
 	errorHint?: string;
-	/**
-	 * For a write: how to find out whether it was carried out, told when it may have reached the
-	 * service without an answer saying so (a 5xx, a dropped or timed-out connection).
-	 */
+	/** For a write: how to find out whether it was carried out when it may have been without an answer. */
 	checkBeforeRepeating?: string;
-}
-
-/** How the request was sent, as far as its errors need it. */
-export interface SendingContext {
-	/** Not a GET: repeating it blindly may do it twice. */
-	isWrite: boolean;
+	method: IHttpRequestMethods;
+	baseUrl: string;
+	apiKey: string;
 	timeoutMs: number;
 }
 
-/** Said of a write that may have been carried out, when its endpoint gives no way to check. */
-const CHECK_BEFORE_REPEATING = 'Check at the service whether it was carried out before you repeat it.';
-
-const HTTP_STATUS_TEXT: Record<number, string> = {
-	301: 'Moved Permanently',
-	302: 'Found',
-	303: 'See Other',
-	307: 'Temporary Redirect',
-	308: 'Permanent Redirect',
-	400: 'Bad Request',
-	401: 'Unauthorized',
-	403: 'Forbidden',
-	404: 'Not Found',
-	408: 'Request Timeout',
-	409: 'Conflict',
-	413: 'Payload Too Large',
-	422: 'Unprocessable Entity',
-	429: 'Too Many Requests',
-	500: 'Internal Server Error',
-	502: 'Bad Gateway',
-	503: 'Service Unavailable',
-	504: 'Gateway Timeout',
-};
+/** A request that got no answer: the error n8n's HTTP helper threw, after how many attempts. */
+export type Failure = AnswerFailure | { kind: 'noAnswer'; error: unknown; attempts: number };
 
 /** Removes every occurrence of the API key from a text, so no error or output can carry it. */
 export function redactSecret(text: string, secret: string | undefined): string {
@@ -58,111 +30,194 @@ export function redactSecret(text: string, secret: string | undefined): string {
 	return text.split(secret).join('[redacted]');
 }
 
-/** Builds the errors of one request: clean messages, the item index, and never the API key. */
-export class ServiceFailureFactory implements AnswerFailures {
-	private readonly node: INode;
+const NOTHING_SENT = 'Nothing was sent to the service.';
+const MAY_HAVE_BEEN_DONE = 'the service may have carried it out';
+const PROXY_SETTING = 'n8n\'s HTTP_PROXY / HTTPS_PROXY setting';
+const CERTIFICATE_UNKNOWN = 'its certificate was issued by an authority n8n does not know';
+const NOT_TLS = 'it did not answer in TLS (is the port an http:// one?)';
 
-	private readonly request: FailureContext;
+/** TLS error codes (Node's and OpenSSL's) in words. */
+const TLS_REASONS: Record<string, string> = {
+	CERT_HAS_EXPIRED: 'its certificate has expired',
+	CERT_NOT_YET_VALID: 'its certificate is not valid yet',
+	DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed, not issued by an authority n8n trusts',
+	SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain ends in a self-signed certificate n8n does not trust',
+	UNABLE_TO_VERIFY_LEAF_SIGNATURE: CERTIFICATE_UNKNOWN, UNABLE_TO_GET_ISSUER_CERT: CERTIFICATE_UNKNOWN, UNABLE_TO_GET_ISSUER_CERT_LOCALLY: CERTIFICATE_UNKNOWN,
+	CERT_REVOKED: 'its certificate has been revoked',
+	ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host name',
+	EPROTO: NOT_TLS, ERR_SSL_WRONG_VERSION_NUMBER: NOT_TLS,
+};
 
-	private readonly apiKey: string;
+const TIMEOUT_CODES = ['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'];
+const DROPPED_CODES = ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'];
+/** Node's codes for a header value it refuses to send: the API key is the one header the user writes. */
+const BAD_HEADER_CODES = ['ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_HTTP_TOKEN'];
+/** Node's codes for a request it refuses to build (a URL or an argument that fails its checks). */
+const NOT_BUILT_CODES = ['ERR_INVALID_URL', 'ERR_UNESCAPED_CHARACTERS', 'ERR_INVALID_PROTOCOL', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_SOCKET_BAD_PORT'];
 
-	private readonly baseUrl: string;
+/** Hints by HTTP status, for what a user can act on. */
+const STATUS_HINTS: Record<number, string> = {
+	401: 'Check the API key in the Campaign Calling credential, and that the record belongs to the company of that key.',
+	407: `A proxy between n8n and the service asks for authentication: add its user and password to ${PROXY_SETTING}.`,
+	429: 'The service is rate limiting. Wait a moment, or lower the batch size or the number of items per run.',
+};
+STATUS_HINTS[403] = STATUS_HINTS[401];
 
-	private readonly sending: SendingContext;
+type Cause = [reason: string, hint?: string, httpCode?: number];
 
-	constructor(node: INode, request: FailureContext, apiKey: string, baseUrl: string, sending: SendingContext) {
-		this.node = node;
-		this.request = request;
-		this.apiKey = apiKey;
-		this.baseUrl = baseUrl;
-		this.sending = sending;
+/**
+ * The one error of a failed request: a NodeApiError naming the operation and the item, with a hint,
+ * the API key redacted from both. Its response is a plain object, not the HTTP library's error, which
+ * carries the request's headers and so the key.
+ */
+export function serviceError(request: SentRequest, failure: Failure): NodeApiError {
+	const [reason, hint, httpCode] = causeOf(request, failure);
+	const message = redactSecret(`${request.operation} failed: ${reason}`, request.apiKey);
+	const description = hint === undefined ? undefined : redactSecret(hint, request.apiKey);
+	const code = httpCode === undefined ? undefined : String(httpCode);
+	const response: JsonObject = { message, ...(description === undefined ? {} : { description }), ...(code === undefined ? {} : { httpCode: code }) };
+	return new NodeApiError(request.node, response, { message, description, httpCode: code, itemIndex: request.itemIndex });
+}
+
+function causeOf(request: SentRequest, failure: Failure): Cause {
+	const isWrite = request.method !== 'GET';
+	const checkBeforeRepeating = request.checkBeforeRepeating ?? 'Check at the service whether it was carried out before you repeat it.';
+	if (failure.kind === 'unexpected') return [failure.reason];
+	if (failure.kind === 'envelope') {
+		return [`the service answered status "error"${failure.said ? ` (${truncate(failure.said, 300)})` : ''}`, request.errorHint];
 	}
-
-	envelope(envelope: Envelope): NodeApiError {
-		const said = [envelope.message, typeof envelope.data === 'string' ? envelope.data : '']
-			.map((part) => part.trim())
-			.filter((part, index, parts) => part !== '' && parts.indexOf(part) === index)
-			.join(': ');
-		return this.api(
-			`the service answered status "error"${said ? ` (${truncate(said, 300)})` : ''}`,
-			this.request.errorHint,
-		);
-	}
-
-	httpStatus(statusCode: number, body: ParsedBody): NodeApiError {
-		let detail = '';
-		if (body.kind === 'json' && isPlainObject(body.value)) {
-			const said = body.value.message ?? body.value.error ?? body.value.data;
-			if (typeof said === 'string' && said.trim() !== '') detail = ` (${truncate(said.trim(), 300)})`;
-		} else if (body.kind === 'invalid' && /^<(!doctype|html)/i.test(body.text)) {
-			detail = ' (an HTML error page)';
-		}
-		let hint: string | undefined;
-		if (statusCode === 401 || statusCode === 403) {
-			hint = 'Check the API key in the Campaign Calling credential, and that the record belongs to the company of that key.';
-		} else if (statusCode === 429) {
-			hint = 'The service is rate limiting. Wait a moment, or lower the batch size or the number of items per run.';
-		} else if (statusCode === 407) {
-			hint = 'A proxy between n8n and the service asks for authentication: add its user and password to n8n\'s HTTP_PROXY / HTTPS_PROXY setting.';
-		} else if ((statusCode >= 500 || statusCode === 408) && this.sending.isWrite) {
-			hint = `The service had a problem, and may have carried out this request before it failed. ${this.checkBeforeRepeating()}`;
-		} else if (statusCode >= 500) {
-			hint = 'The service had a problem. Try again later; reads are retried automatically.';
-		}
-		return this.api(`the service answered ${this.status(statusCode)}${detail}`, hint, statusCode);
-	}
-
-	/**
-	 * A redirect is not followed (n8n would send the key along to wherever it points): it fails,
-	 * naming where it pointed by origin only, as its path or query could carry anything.
-	 */
-	redirect(statusCode: number, location: string | undefined): NodeApiError {
-		let target = 'no address';
-		if (location !== undefined && location.trim() !== '') {
-			try {
-				target = new URL(location.trim(), this.baseUrl).origin;
-			} catch {
-				target = 'an address that is not valid';
-			}
-		}
-		return this.api(
-			`the service answered ${this.status(statusCode)}, a redirect to ${target}, which the node does not follow`,
+	const { statusCode } = failure as { statusCode: number };
+	const status = `HTTP ${statusCode}${HTTP_STATUS_TEXT[statusCode] ? ` ${HTTP_STATUS_TEXT[statusCode]}` : ''}`;
+	if (failure.kind === 'redirect') {
+		return [
+			`the service answered ${status}, a redirect to ${redirectTarget(failure.location, request.baseUrl)}, which the node does not follow`,
 			'A followed redirect would carry the API key to another address. Enter the address the service answers at as the Base URL of the Campaign Calling credential.',
 			statusCode,
-		);
+		];
 	}
+	if (failure.kind === 'status') {
+		let hint = STATUS_HINTS[statusCode];
+		if (hint === undefined && (statusCode >= 500 || (statusCode === 408 && isWrite))) {
+			hint = isWrite
+				? `The service had a problem, and may have carried out this request before it failed. ${checkBeforeRepeating}`
+				: 'The service had a problem. Try again later; reads are retried automatically.';
+		}
+		return [`the service answered ${status}${failure.said ? ` (${truncate(failure.said, 300)})` : ''}`, hint, statusCode];
+	}
+	const [reason, hint] = noAnswerCause(request, failure.error, isWrite ? checkBeforeRepeating : undefined);
+	return [`${reason}${failure.attempts > 1 ? ` (${failure.attempts} attempts)` : ''}`, hint];
+}
 
-	/** A request that got no answer: names the cause and what to do; for a write, whether it may have been done. */
-	network(error: unknown, attempts: number): NodeApiError {
-		const { reason, hint } = noAnswerCause(networkFailureFacts(error), {
-			baseUrl: this.baseUrl,
-			isWrite: this.sending.isWrite,
-			timeoutMs: this.sending.timeoutMs,
-			checkBeforeRepeating: this.checkBeforeRepeating(),
-		});
-		return this.api(`${reason}${attempts > 1 ? ` (${attempts} attempts)` : ''}`, hint);
+/**
+ * Why a request got no answer, told from the codes and fields of the error n8n's HTTP helper threw.
+ * `checkBeforeRepeating` is given for a write, which may have been carried out without an answer.
+ */
+function noAnswerCause(request: SentRequest, error: unknown, checkBeforeRepeating: string | undefined): Cause {
+	const chain = errorChain(error);
+	const field = (name: string) => chain.map((link) => link[name]).find((value) => typeof value === 'string' && value !== '') as string | undefined;
+	const code = errorCode(error) ?? '';
+	const base = baseUrlParts(request.baseUrl);
+	const ssrf = chain.find((link) => link.name === 'SsrfBlockedIpError' || link.name === 'SsrfBlockedHostnameError');
+	if (ssrf) {
+		const what = typeof ssrf.ip === 'string'
+			? `it resolves to ${ssrf.ip}, an address in n8n's blocked ranges`
+			: `the host name ${typeof ssrf.hostname === 'string' ? ssrf.hostname : base.hostname} is on n8n's list of blocked host names`;
+		return [`n8n's SSRF protection blocked the request to ${base.origin} (${what})`, `${NOTHING_SENT} ${ssrfAllowance(base.hostname)} Otherwise use the service's public address as the Base URL.`];
 	}
+	if (BAD_HEADER_CODES.includes(code)) {
+		return [
+			'the API key in the Campaign Calling credential holds a character an HTTP header cannot carry, so n8n could not send the request',
+			`${NOTHING_SENT} Paste the API key into the credential again: a line break, a space or a letter from outside the key (often picked up when copying it) must not be part of it (${code}).`,
+		];
+	}
+	if (code === 'ERR_INVALID_URL') {
+		return [
+			'a web address n8n needs for the request is not valid, so n8n could not send it',
+			`${NOTHING_SENT} The Base URL was checked before the request; check n8n's proxy settings (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), which must be full addresses such as http://proxy.internal:3128 (${code}).`,
+		];
+	}
+	const messages = chain.map((link) => link.message).filter((text): text is string => typeof text === 'string' && text !== '');
+	const detail = truncate(messages.pop() ?? 'no reason given', 200);
+	if (NOT_BUILT_CODES.includes(code) || (code === '' && ['TypeError', 'RangeError'].includes(String(chain[chain.length - 1]?.name)))) {
+		return ['n8n could not build the request, so it could not send it', `${NOTHING_SENT} n8n's HTTP client reported: ${detail}${code ? ` (${code})` : ''}.`];
+	}
+	if (TLS_REASONS[code] || /CERT|SSL|TLS/.test(code)) {
+		return [
+			`the TLS connection to ${base.origin} failed: ${TLS_REASONS[code] ?? 'n8n did not accept its certificate'} (${code})`,
+			`${NOTHING_SENT} Check the Base URL's host name and scheme. The service's certificate must be valid and trusted; if your provider uses a private certificate authority, give n8n its certificate with NODE_EXTRA_CA_CERTS.`,
+		];
+	}
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+		const hostname = field('hostname') ?? base.hostname;
+		return code === 'EAI_AGAIN'
+			? [`the host name ${hostname} could not be looked up just now: n8n's DNS server did not answer`, `${NOTHING_SENT} Check n8n's DNS settings and its network (${code}).`]
+			: [
+					`the host name ${hostname} was not found: the DNS has no address for it`,
+					`${NOTHING_SENT} Check the spelling of the Base URL's host name, that n8n's DNS can resolve it, and ${PROXY_SETTING} if n8n uses a proxy (${code}).`,
+				];
+	}
+	if (code === 'ECONNREFUSED') {
+		const port = chain.map((link) => link.port).find((value) => typeof value === 'number');
+		const where = field('address') && port !== undefined ? `${field('address')}:${port}` : base.hostAndPort;
+		return [
+			`the connection to ${where} was refused: nothing listens there`,
+			`${NOTHING_SENT} Check the Base URL's host and port, and that the service is running (or, if n8n uses a proxy, the proxy and ${PROXY_SETTING}).`,
+		];
+	}
+	const maybeDone = checkBeforeRepeating === undefined ? '' : `; ${MAY_HAVE_BEEN_DONE}`;
+	if (TIMEOUT_CODES.includes(code)) {
+		const within = `no answer from ${base.origin} within ${Math.round(request.timeoutMs / 1000)} seconds${maybeDone}`;
+		return checkBeforeRepeating === undefined
+			? [within, 'If the service is slow, raise Request Options → Timeout; otherwise check that it is reachable from n8n.']
+			: [within, `${checkBeforeRepeating} If the service is slow, raise Request Options → Timeout.`];
+	}
+	if (DROPPED_CODES.includes(code)) {
+		return [
+			`the connection to ${base.origin} was dropped before an answer came${maybeDone}`,
+			checkBeforeRepeating ??
+				'The service or something between n8n and it (a proxy, a load balancer) closed the connection. Try again later; reads are retried automatically.',
+		];
+	}
+	// The code goes into the description: n8n replaces a message that holds a common code with its own text.
+	return [
+		`the request to ${base.origin} failed without an answer${maybeDone}`,
+		`n8n's HTTP client reported: ${code || detail}. Check the Base URL in the Campaign Calling credential and that the service is reachable from n8n.${checkBeforeRepeating === undefined ? '' : ` ${checkBeforeRepeating}`}`,
+	];
+}
 
-	api(reason: string, hint?: string, httpCode?: number): NodeApiError {
-		const message = redactSecret(`${this.request.operation} failed: ${reason}`, this.apiKey);
-		const description = hint === undefined ? undefined : redactSecret(hint, this.apiKey);
-		// A plain object, not the HTTP library's error: that one carries the request headers.
-		const cleanResponse: JsonObject = { message };
-		if (description !== undefined) cleanResponse.description = description;
-		if (httpCode !== undefined) cleanResponse.httpCode = String(httpCode);
-		return new NodeApiError(this.node, cleanResponse, {
-			message,
-			description,
-			httpCode: httpCode === undefined ? undefined : String(httpCode),
-			itemIndex: this.request.itemIndex,
-		});
-	}
+const HTTP_STATUS_TEXT: Record<number, string> = {
+	301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
+	400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 408: 'Request Timeout', 409: 'Conflict',
+	413: 'Payload Too Large', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
+	500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
 
-	private status(statusCode: number): string {
-		return `HTTP ${statusCode}${HTTP_STATUS_TEXT[statusCode] ? ` ${HTTP_STATUS_TEXT[statusCode]}` : ''}`;
+/** Where a redirect pointed, by origin only: its path or query could carry anything. */
+function redirectTarget(location: string | undefined, baseUrl: string): string {
+	if (location === undefined || location.trim() === '') return 'no address';
+	try {
+		return new URL(location.trim(), baseUrl).origin;
+	} catch {
+		return 'an address that is not valid';
 	}
+}
 
-	private checkBeforeRepeating(): string {
-		return this.request.checkBeforeRepeating ?? CHECK_BEFORE_REPEATING;
+/** The Base URL's origin, host name and host:port: never its path, query or user information. */
+function baseUrlParts(baseUrl: string): { origin: string; hostname: string; hostAndPort: string } {
+	// A checked URL: request.ts refuses a Base URL that is no web address before anything is sent.
+	const url = new URL(baseUrl);
+	return { origin: url.origin, hostname: url.hostname, hostAndPort: `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}` };
+}
+
+/** The setting an n8n administrator would change to let the Base URL's host through. */
+function ssrfAllowance(hostname: string): string {
+	const host = hostname.replace(/^\[|\]$/g, '');
+	if (/^[\d.]+$/.test(host) || host.includes(':')) {
+		return `An n8n administrator can allow this address with N8N_SSRF_ALLOWED_IP_RANGES (for example ${host}/${host.includes(':') ? 128 : 32}), or a host name for it with N8N_SSRF_ALLOWED_HOSTNAMES.`;
 	}
+	return `An n8n administrator can allow this host with N8N_SSRF_ALLOWED_HOSTNAMES (for example ${host}), or its addresses with N8N_SSRF_ALLOWED_IP_RANGES.`;
+}
+
+function truncate(text: string, max: number): string {
+	return text.length > max ? `${text.slice(0, max)}…` : text;
 }

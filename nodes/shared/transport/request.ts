@@ -3,20 +3,19 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
-	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { parseHttpUrl } from '../validation';
 
 import type { AnswerShape } from './envelope';
 import { interpretAnswer } from './envelope';
-import type { FailureContext } from './failures';
-import { ServiceFailureFactory, redactSecret } from './failures';
+import type { SentRequest } from './failures';
+import { redactSecret, serviceError } from './failures';
 import type { HttpAnswer, RetryPolicy } from './retry';
-import { DEFAULT_RETRY_POLICY, sendWithRetries } from './retry';
+import { DEFAULT_RETRY_POLICY, isRetryable, retryDelayMs } from './retry';
 
 export const CREDENTIAL_TYPE = 'campaignCallingApi';
 
@@ -31,8 +30,8 @@ export interface RequestTuning {
 	timeoutMs: number;
 }
 
-export interface ServiceRequest extends FailureContext {
-	method: IHttpRequestMethods;
+/** One request, as the caller asks for it: the caller's part of the request's one context, SentRequest. */
+export interface ServiceRequest extends Omit<SentRequest, 'node' | 'baseUrl' | 'apiKey' | 'timeoutMs'> {
 	/** Path below the base URL, with its own prefix (`/v1/...`, `/compaign/v1/...`, `/contacts/...`). */
 	path: string;
 	body?: IDataObject | IDataObject[];
@@ -47,31 +46,22 @@ interface CampaignCallingCredentials {
 	apiKey: string;
 }
 
-/**
- * Normalises the credential's base URL: requires http(s), drops trailing slashes.
- * Checked here, before any request, so a typo gives a clear message instead of a socket error.
- */
-export function normaliseBaseUrl(raw: unknown): string {
+/** The credential's base URL without trailing slashes; checked first, so a typo gets a clear message, not a socket error. */
+function normaliseBaseUrl(raw: unknown): string {
 	const value = typeof raw === 'string' ? raw.trim() : '';
 	if (!parseHttpUrl(value)) {
-		throw new Error(
-			`The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com`,
-		);
+		throw new Error(`The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com`);
 	}
 	return value.replace(/\/+$/, '');
 }
 
 /*
- * A cache, not an argument: every caller (the action node's operations, the trigger's hooks, the
- * editor's list search) gets the credential's one read per context without having to carry it, and
- * it goes with the context.
+ * The credential, read once per execution context: n8n loads and decrypts it on every read, a cost
+ * each of a batch run's requests would otherwise pay. A cache keyed by the context, not an argument,
+ * so no caller has to carry it, and it goes with the context.
  */
 const credentialsByExecution = new WeakMap<object, Promise<CampaignCallingCredentials>>();
 
-/**
- * The credential, read once per execution context: n8n loads and decrypts it from its database on
- * every read, a cost each of a batch run's requests would otherwise pay twice.
- */
 function credentialsOf(context: ServiceContext): Promise<CampaignCallingCredentials> {
 	let credentials = credentialsByExecution.get(context);
 	if (!credentials) {
@@ -81,15 +71,15 @@ function credentialsOf(context: ServiceContext): Promise<CampaignCallingCredenti
 	return credentials;
 }
 
-/**
- * The credential's Base URL, normalised as requests use it (read through the same once-per-context
- * cache); throws normaliseBaseUrl's error when it is no web address.
- */
+/** The credential's Base URL as requests use it; throws when it is no web address. */
 export async function credentialBaseUrl(context: ServiceContext): Promise<string> {
 	return normaliseBaseUrl((await credentialsOf(context)).baseUrl);
 }
 
-/** Sends one request to the service and applies its answer conventions. */
+/**
+ * Sends one request to the service, repeating it while `isRetryable` allows, and applies the
+ * service's answer conventions (envelope.ts); a failure throws the one error failures.ts builds.
+ */
 export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<unknown> {
 	const node = this.getNode();
 	const credentials = await credentialsOf(this);
@@ -131,14 +121,23 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		type: CREDENTIAL_TYPE,
 		data: { ...credentials },
 	};
-	const isWrite = request.method !== 'GET';
-	const failure = new ServiceFailureFactory(node, request, credentials.apiKey, baseUrl, { isWrite, timeoutMs: tuning.timeoutMs });
-	const send = async () =>
-		(await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, { ...options }, {
-			credentialsDecrypted,
-		})) as HttpAnswer;
-	const answer = await sendWithRetries(send, !isWrite, tuning.retry, (error, attempts) =>
-		failure.network(error, attempts),
-	);
-	return interpretAnswer(answer, request.answer, failure);
+	const sent: SentRequest = { ...request, node, baseUrl, apiKey: credentials.apiKey, timeoutMs: tuning.timeoutMs };
+	const isRead = request.method === 'GET';
+	for (let attempt = 0; ; attempt++) {
+		let answer: HttpAnswer | undefined;
+		let error: unknown;
+		try {
+			answer = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, { ...options }, { credentialsDecrypted })) as HttpAnswer;
+		} catch (thrown) {
+			error = thrown ?? new Error('no reason given');
+		}
+		if (attempt < tuning.retry.maxRetries && isRetryable(answer, error, isRead)) {
+			await sleep(retryDelayMs(answer, attempt, tuning.retry));
+			continue;
+		}
+		if (answer === undefined) throw serviceError(sent, { kind: 'noAnswer', error, attempts: attempt + 1 });
+		const interpreted = interpretAnswer(answer, request.answer);
+		if (interpreted.ok) return interpreted.value;
+		throw serviceError(sent, interpreted.failure);
+	}
 }

@@ -1,10 +1,9 @@
 import { inspect } from 'node:util';
 
 import { interpretAnswer } from '../../../../nodes/shared/transport/envelope';
-import { redactSecret } from '../../../../nodes/shared/transport/failures';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import type { FaultSpec } from '../../../simulator/server.ts';
-import { DEMO, NO_RETRIES, closedPort, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';
+import { DEMO, NO_RETRIES, closedPort, sendJson, startScriptedServer, useSimulator, type ScriptedServer } from '../../../helpers/kit.ts';
 import { getContact, getCampaign, addContact, createIntegration } from '../../../helpers/actionParameters.ts';
 
 const sim = useSimulator();
@@ -134,7 +133,9 @@ describe('transport: answers that are failures', () => {
 			parameters: getContact({ requestOptions: NO_RETRIES }),
 		});
 		expect(error.message).toBe(`Get Contact failed: the connection to 127.0.0.1:${port} was refused: nothing listens there`);
-		expect(error.description).toBe('Nothing was sent to the service. Check the Base URL\'s host and port, and that the service is running.');
+		expect(error.description).toBe(
+			'Nothing was sent to the service. Check the Base URL\'s host and port, and that the service is running (or, if n8n uses a proxy, the proxy and n8n\'s HTTP_PROXY / HTTPS_PROXY setting).',
+		);
 	});
 
 });
@@ -209,14 +210,6 @@ describe('transport: the API key never shows', () => {
 	});
 });
 
-describe('transport helpers', () => {
-	it('redactSecret removes every occurrence, and leaves texts alone for a missing or tiny secret', () => {
-		expect(redactSecret('a key-123 b key-123', 'key-123')).toBe('a [redacted] b [redacted]');
-		expect(redactSecret('abc', undefined)).toBe('abc');
-		expect(redactSecret('a b c', 'b')).toBe('a b c');
-	});
-});
-
 describe('transport: a Get\'s answer is one record, a listing a list of records', () => {
 	/** Runs the node against a server that answers every request with `data` in an ok envelope. */
 	async function withData<T>(data: unknown, run: (baseUrl: string) => Promise<T>): Promise<T> {
@@ -271,36 +264,109 @@ describe('transport: a Get\'s answer is one record, a listing a list of records'
 });
 
 describe('interpretAnswer on its own (what n8n\'s helper hands back)', () => {
-	const failures = {
-		httpStatus: (statusCode: number) => new Error(`httpStatus ${statusCode}`),
-		redirect: (statusCode: number) => new Error(`redirect ${statusCode}`),
-		envelope: (envelope: { message: string }) => new Error(`envelope "${envelope.message}"`),
-		api: (reason: string) => new Error(`api ${reason}`),
-	};
-	const answer = (body: unknown, statusCode = 200) => ({ statusCode, headers: {}, body });
+	const answer = (body: unknown, statusCode = 200, headers: Record<string, unknown> = {}) => ({ statusCode, headers, body });
 	const contacts = { data: 'list' as const, names: 'contacts' };
+	const value = (v: unknown) => ({ ok: true, value: v });
+	const failure = (f: unknown) => ({ ok: false, failure: f });
 
 	it('takes no body, null, an empty text and blanks alike as an empty answer', () => {
 		for (const body of [undefined, null, '', '  \n ']) {
-			expect(interpretAnswer(answer(body), 'passThrough', failures)).toEqual({});
-			expect(() => interpretAnswer(answer(body), 'envelope', failures)).toThrow('api the service answered with an empty body');
+			expect(interpretAnswer(answer(body), 'passThrough')).toEqual(value({}));
+			expect(interpretAnswer(answer(body), 'envelope')).toEqual(failure({ kind: 'unexpected', reason: 'the service answered with an empty body' }));
 		}
 	});
 
 	it('fails a 1xx answer as an HTTP status, as any answer outside 2xx', () => {
-		expect(() => interpretAnswer(answer('', 101), 'passThrough', failures)).toThrow('httpStatus 101');
+		expect(interpretAnswer(answer('', 101), 'passThrough')).toEqual(failure({ kind: 'status', statusCode: 101 }));
+	});
+
+	it('finds a redirect with where it points, whatever the case of its Location header', () => {
+		expect(interpretAnswer(answer('', 302, { LOCATION: ['https://elsewhere.test/x'] }), 'envelope')).toEqual(
+			failure({ kind: 'redirect', statusCode: 302, location: 'https://elsewhere.test/x' }),
+		);
+	});
+
+	it('gives what a failed status said: its JSON message trimmed, or that it is an HTML page, nothing for blank words', () => {
+		expect(interpretAnswer(answer('{"message":" busy "}', 503), 'envelope')).toEqual(failure({ kind: 'status', statusCode: 503, said: 'busy' }));
+		expect(interpretAnswer(answer('{"error":"  "}', 500), 'envelope')).toEqual(failure({ kind: 'status', statusCode: 500 }));
+		expect(interpretAnswer(answer('<!DOCTYPE html><p>down</p>', 502), 'envelope')).toEqual(failure({ kind: 'status', statusCode: 502, said: 'an HTML error page' }));
+		expect(interpretAnswer(answer('oops <html>', 502), 'envelope')).toEqual(failure({ kind: 'status', statusCode: 502 }));
+		expect(interpretAnswer(answer('<html>', 200), 'envelope')).toEqual(failure({ kind: 'unexpected', reason: 'the service answered with something that is not JSON' }));
 	});
 
 	it('refuses a record answer that is not a JSON object', () => {
-		expect(() => interpretAnswer(answer('[1]'), 'record', failures)).toThrow('api the answer is not a JSON object');
+		expect(interpretAnswer(answer('[1]'), 'record')).toEqual(failure({ kind: 'unexpected', reason: 'the answer is not a JSON object' }));
 	});
 
 	it('reads a list envelope without data as an empty list, and a list of objects as it is', () => {
-		expect(interpretAnswer(answer('{"status":"success"}'), contacts, failures)).toEqual([]);
-		expect(interpretAnswer(answer('{"status":"success","data":[{"id":1},{"id":2}]}'), contacts, failures)).toEqual([{ id: 1 }, { id: 2 }]);
+		expect(interpretAnswer(answer('{"status":"success"}'), contacts)).toEqual(value([]));
+		expect(interpretAnswer(answer('{"status":"success","data":[{"id":1},{"id":2}]}'), contacts)).toEqual(value([{ id: 1 }, { id: 2 }]));
 	});
 
-	it('passes on an error envelope whose message is not text with no message', () => {
-		expect(() => interpretAnswer(answer('{"status":"error","message":5}'), 'envelope', failures)).toThrow('envelope ""');
+	it('says what an error envelope said, trimmed, once when message and data say the same, nothing when it said nothing', () => {
+		expect(interpretAnswer(answer('{"status":"error","message":5}'), 'envelope')).toEqual(failure({ kind: 'envelope', said: '' }));
+		expect(interpretAnswer(answer('{"status":"Error","message":" no ","data":"no"}'), 'envelope')).toEqual(failure({ kind: 'envelope', said: 'no' }));
+		expect(interpretAnswer(answer('{"status":"error","message":"a","data":" b "}'), 'passThrough')).toEqual(failure({ kind: 'envelope', said: 'a: b' }));
+	});
+});
+
+/*
+ * The node's requests follow no redirect, as the credential's Test does not (its case is in
+ * test/credentials): n8n would send the Authorization header along to any host. A redirect fails
+ * with the operation, the status and the target's origin; the other host receives nothing.
+ */
+const redirectKey = 'sk-live-REDIRECT-0123456789';
+
+describe('transport: a redirect is not followed', () => {
+	let elsewhere: ScriptedServer;
+	let redirecting: ScriptedServer & { status: number; location: (path: string) => string };
+
+	beforeEach(async () => {
+		elsewhere = await startScriptedServer((_request, response) => sendJson(response, 200, { status: 'ok', message: 'ok', data: { id: 'elsewhere' } }));
+		const server = await startScriptedServer((request, response) => {
+			response.writeHead(redirecting.status, { location: redirecting.location(request.path) });
+			response.end();
+		});
+		redirecting = Object.assign(server, { status: 302, location: (path: string) => `${elsewhere.url}${path}?token=${redirectKey}` });
+	});
+
+	afterEach(async () => {
+		await redirecting.close();
+		await elsewhere.close();
+	});
+
+	it.each<[string, number, Record<string, unknown>, string]>([
+		['Campaign → Get', 302, getCampaign(), 'Get Campaign failed: the service answered HTTP 302 Found, a redirect to %s, which the node does not follow'],
+		['Campaign → Get', 301, getCampaign(), 'Get Campaign failed: the service answered HTTP 301 Moved Permanently, a redirect to %s, which the node does not follow'],
+		['Add to Campaign', 307, addContact(), 'Add to Campaign failed: the service answered HTTP 307 Temporary Redirect, a redirect to %s, which the node does not follow'],
+		['Add to Campaign', 308, addContact(), 'Add to Campaign failed: the service answered HTTP 308 Permanent Redirect, a redirect to %s, which the node does not follow'],
+		// The first status of the 3xx range, where a redirect's answers begin.
+		['Campaign → Get', 300, getCampaign(), 'Get Campaign failed: the service answered HTTP 300, a redirect to %s, which the node does not follow'],
+	])('%s answered %d: fails naming the status and the target\'s origin, and the other host receives nothing', async (_label, status, parameters, message) => {
+		redirecting.status = status;
+		const error = await runActionNodeExpectingError({ credentials: { baseUrl: redirecting.url, apiKey: redirectKey }, parameters: { ...parameters, requestOptions: { maxRetries: 3 } } });
+		expect(error.name).toBe('NodeApiError');
+		expect(error.message).toBe(message.replace('%s', elsewhere.url));
+		expect(error.description).toBe(
+			'A followed redirect would carry the API key to another address. Enter the address the service answers at as the Base URL of the Campaign Calling credential.',
+		);
+		expect((error as { httpCode?: string }).httpCode).toBe(String(status));
+		expect(error.context?.itemIndex).toBe(0);
+		expect(redirecting.requests).toHaveLength(1);
+		expect(elsewhere.requests).toHaveLength(0);
+		expect(JSON.stringify(error)).not.toContain(redirectKey);
+	});
+
+	it('names the Base URL\'s own origin for a relative Location, "no address" for none, and says so of one that is no address', async () => {
+		redirecting.location = (path) => `/moved${path}`;
+		const relative = await runActionNodeExpectingError({ credentials: { baseUrl: redirecting.url, apiKey: redirectKey }, parameters: getCampaign({ requestOptions: NO_RETRIES }) });
+		expect(relative.message).toBe(`Get Campaign failed: the service answered HTTP 302 Found, a redirect to ${redirecting.url}, which the node does not follow`);
+		redirecting.location = () => '';
+		const none = await runActionNodeExpectingError({ credentials: { baseUrl: redirecting.url, apiKey: redirectKey }, parameters: getCampaign({ requestOptions: NO_RETRIES }) });
+		expect(none.message).toBe('Get Campaign failed: the service answered HTTP 302 Found, a redirect to no address, which the node does not follow');
+		redirecting.location = () => 'http://[not an address';
+		const invalid = await runActionNodeExpectingError({ credentials: { baseUrl: redirecting.url, apiKey: redirectKey }, parameters: getCampaign({ requestOptions: NO_RETRIES }) });
+		expect(invalid.message).toBe('Get Campaign failed: the service answered HTTP 302 Found, a redirect to an address that is not valid, which the node does not follow');
+		expect(redirecting.requests).toHaveLength(3);
 	});
 });

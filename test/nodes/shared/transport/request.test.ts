@@ -1,4 +1,4 @@
-import { normaliseBaseUrl } from '../../../../nodes/shared/transport/request';
+import { credentialBaseUrl } from '../../../../nodes/shared/transport/request';
 import { executeContextFor, runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';
 import { getContact, getCampaign, addContact } from '../../../helpers/actionParameters.ts';
@@ -64,23 +64,21 @@ describe('transport: requests', () => {
 	});
 });
 
-describe('transport helpers', () => {
-	it('normaliseBaseUrl keeps http(s) addresses, drops trailing slashes and spaces', () => {
-		expect(normaliseBaseUrl('https://api.example.com/')).toBe('https://api.example.com');
-		expect(normaliseBaseUrl(' http://127.0.0.1:4010/api// ')).toBe('http://127.0.0.1:4010/api');
-		expect(normaliseBaseUrl('HTTPS://API.example.com')).toBe('HTTPS://API.example.com');
+describe('credentialBaseUrl', () => {
+	const baseUrlOf = (baseUrl: unknown) =>
+		credentialBaseUrl(executeContextFor({ credentials: { baseUrl, apiKey: DEMO.apiKey } as never, parameters: getCampaign() }).context);
+
+	it('keeps http(s) addresses, dropping trailing slashes and spaces', async () => {
+		await expect(baseUrlOf('https://api.example.com/')).resolves.toBe('https://api.example.com');
+		await expect(baseUrlOf(' http://127.0.0.1:4010/api// ')).resolves.toBe('http://127.0.0.1:4010/api');
+		await expect(baseUrlOf('HTTPS://API.example.com')).resolves.toBe('HTTPS://API.example.com');
 	});
 
-	it.each([['api.example.com'], ['localhost:4010'], ['ftp://api.example.com'], [''], [undefined], [42]])(
-		'normaliseBaseUrl refuses %p',
-		(raw) => {
-			expect(() => normaliseBaseUrl(raw)).toThrow(/Base URL .* is not a web address/);
-		},
-	);
-});
+	it.each([['api.example.com'], ['localhost:4010'], ['ftp://api.example.com'], [''], [42]])('refuses %p', async (raw) => {
+		await expect(baseUrlOf(raw)).rejects.toThrow(/Base URL .* is not a web address/);
+	});
 
-describe('normaliseBaseUrl', () => {
-	it('names a Base URL that is not text as an empty one', () => {
-		expect(() => normaliseBaseUrl(undefined)).toThrow('The credential\'s Base URL "" is not a web address.');
+	it('names a Base URL that is not text as an empty one', async () => {
+		await expect(baseUrlOf(undefined)).rejects.toThrow('The credential\'s Base URL "" is not a web address.');
 	});
 });

@@ -1,8 +1,7 @@
 import {
 	DEFAULT_RETRY_POLICY,
+	errorCode,
 	isRetryable,
-	networkErrorCode,
-	networkFailureFacts,
 	retryDelayMs,
 } from '../../../../nodes/shared/transport/retry';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
@@ -135,66 +134,32 @@ describe('transport helpers', () => {
 		expect(retryDelayMs(answer(429, { 'retry-after': '-1' }), 0, policy)).toBe(500);
 	});
 
-	it('networkErrorCode digs the socket code out of wrappers and messages', () => {
-		expect(networkErrorCode(networkError('ECONNREFUSED'))).toBe('ECONNREFUSED');
-		expect(networkErrorCode({ message: 'wrapped', cause: { code: 'ECONNRESET' } })).toBe('ECONNRESET');
-		expect(networkErrorCode({ errorResponse: { code: 'ETIMEDOUT' } })).toBe('ETIMEDOUT');
-		expect(networkErrorCode(new Error('socket hang up: read ECONNRESET'))).toBe('ECONNRESET');
-		expect(networkErrorCode(new Error('timeout of 1000ms exceeded'))).toBe('ECONNABORTED');
-		expect(networkErrorCode({ message: 'self-signed certificate', cause: { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' } })).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
-		expect(networkErrorCode(Object.assign(new Error('nope'), { code: 'ERR_BAD_RESPONSE_x' }))).toBeUndefined();
-		// n8n 1.x's NodeApiError: no cause, the code under httpCode, the library's message under messages.
-		expect(networkErrorCode({ message: 'The service refused the connection - perhaps it is offline', httpCode: 'ECONNREFUSED' })).toBe('ECONNREFUSED');
-		expect(networkErrorCode({ message: 'The connection was aborted', httpCode: null, messages: ['timeout of 1000ms exceeded'] })).toBe('ECONNABORTED');
-		expect(networkErrorCode({ message: 'Bad gateway', httpCode: '502' })).toBeUndefined();
-		expect(networkErrorCode('ECONNRESET')).toBeUndefined();
-		expect(networkErrorCode(undefined)).toBeUndefined();
+	it('errorCode reads the code from the fields of the error chain: code, or n8n\'s httpCode, through cause and errorResponse', () => {
+		expect(errorCode(networkError('ECONNREFUSED'))).toBe('ECONNREFUSED');
+		expect(errorCode({ message: 'wrapped', cause: { code: 'ECONNRESET' } })).toBe('ECONNRESET');
+		expect(errorCode({ errorResponse: { code: 'ETIMEDOUT' } })).toBe('ETIMEDOUT');
+		expect(errorCode({ message: 'self-signed certificate', cause: { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' } })).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+		expect(errorCode(Object.assign(new Error('nope'), { code: 'ERR_BAD_RESPONSE_x' }))).toBeUndefined();
+		// n8n 1.x's NodeApiError: no cause, the code under httpCode.
+		expect(errorCode({ message: 'The service refused the connection - perhaps it is offline', httpCode: 'ECONNREFUSED' })).toBe('ECONNREFUSED');
+		expect(errorCode({ message: 'Bad gateway', httpCode: '502' })).toBeUndefined();
+		expect(errorCode('ECONNRESET')).toBeUndefined();
+		expect(errorCode(undefined)).toBeUndefined();
 	});
 
-	it('networkErrorCode reads a message only for codes Node and libuv have: not ERROR, not any word in capitals', () => {
-		expect(networkErrorCode(new Error('ERROR: the upstream answered'))).toBeUndefined();
-		expect(networkErrorCode({ message: 'wrapped', messages: ['EXAMPLE ENOSUCHCODE'] })).toBeUndefined();
-		expect(networkErrorCode(new Error('ERROR: getaddrinfo EAI_AGAIN api.example.test'))).toBe('EAI_AGAIN');
-		expect(networkErrorCode({ message: 'wrapped', messages: ['connect EHOSTUNREACH 10.0.0.9:443'] })).toBe('EHOSTUNREACH');
-		// A write whose failure only says ERROR is not repeated as if it provably never left.
-		expect(isRetryable(undefined, new Error('ERROR ECONNREFUSEDX'), false)).toBe(false);
-	});
-});
-
-describe('networkFailureFacts: what an error chain says of a network failure', () => {
-	it('keeps the first address, host name and port of the chain, and reads no further than six links', () => {
-		const chain = { message: 'outer', address: '10.0.0.1', port: 3128, cause: { message: '', address: '10.0.0.2', hostname: 'proxy.internal', port: 80 } };
-		expect(networkFailureFacts(chain)).toMatchObject({ address: '10.0.0.1', port: 3128, hostname: 'proxy.internal', detail: 'outer' });
-		const deep = { message: 'level 1', cause: { cause: { cause: { cause: { cause: { cause: { address: '10.9.9.9', message: 'level 7' } } } } } } };
-		expect(networkFailureFacts(deep)).toMatchObject({ address: undefined, detail: 'level 1' });
+	it('errorCode never reads a message: a code only in words is no code, and a write failing so is not repeated', () => {
+		expect(errorCode(new Error('socket hang up: read ECONNRESET'))).toBeUndefined();
+		expect(errorCode({ message: 'wrapped', messages: ['connect ECONNREFUSED 10.0.0.9:443'] })).toBeUndefined();
+		expect(isRetryable(undefined, new Error('connect ECONNREFUSED 10.0.0.9:443'), false)).toBe(false);
 	});
 
-	it('takes no empty or non-text value as an address, and stops at a null cause', () => {
-		expect(networkFailureFacts({ address: '', cause: { address: 42, cause: { address: '10.0.0.3', cause: null } } }).address).toBe('10.0.0.3');
-		expect(networkFailureFacts(null)).toEqual({ code: undefined });
-	});
-
-	it('keeps an address it was given over one in a "connect E…" text, and reads the text when it has none', () => {
-		expect(networkFailureFacts({ address: '10.0.0.1', port: 3128, message: 'connect ECONNREFUSED 10.0.0.2:80' })).toMatchObject({ address: '10.0.0.1', port: 3128 });
-		expect(networkFailureFacts({ message: 'connect ECONNREFUSED 10.0.0.2:80' })).toMatchObject({ address: '10.0.0.2', port: 80 });
-	});
-
-	it('reads n8n 2.x\'s SSRF errors, with the address and host name, and n8n\'s message only at its start', () => {
-		expect(networkFailureFacts({ name: 'SsrfBlockedIpError', ip: '10.0.0.1', hostname: 'internal.example', message: 'blocked' }).ssrfBlocked).toEqual({ ip: '10.0.0.1', hostname: 'internal.example' });
-		expect(networkFailureFacts({ message: 'The request was blocked because the address is private' }).ssrfBlocked).toEqual({});
-		expect(networkFailureFacts({ message: 'Upstream: The request was blocked because of a rule' }).ssrfBlocked).toBeUndefined();
-	});
-
-	it('names the header Node refused to send, in each of its wordings', () => {
-		const refused = (message: string) => networkFailureFacts(Object.assign(new TypeError(message), { code: 'ERR_INVALID_CHAR' })).notSent;
-		expect(refused('Invalid character in header content ["X-Trace"]')).toEqual({ detail: 'Invalid character in header content ["X-Trace"]', header: 'X-Trace' });
-		expect(refused('Invalid value "a\nb" for header "X-Trace"')?.header).toBe('X-Trace');
-		expect(refused('Header name must be a valid HTTP token ["X Trace"]')?.header).toBe('X Trace');
-	});
-
-	it('takes a RangeError without a code as a request n8n refused to build, with no reason given when it says none', () => {
-		expect(networkFailureFacts(new RangeError('')).notSent).toEqual({ detail: 'no reason given', header: undefined });
-		expect(networkFailureFacts('a thrown text').notSent).toBeUndefined();
+	it('errorCode stops at a cycle and after six links', () => {
+		const cycle: Record<string, unknown> = { message: 'a' };
+		cycle.cause = cycle;
+		expect(errorCode(cycle)).toBeUndefined();
+		const deep = { cause: { cause: { cause: { cause: { cause: { cause: { code: 'ECONNRESET' } } } } } } };
+		expect(errorCode(deep)).toBeUndefined();
+		expect(errorCode(deep.cause)).toBe('ECONNRESET');
 	});
 });
 
