@@ -24,14 +24,14 @@ export const PARTS = {
 		tests: ['test/nodes/shared/transport', 'test/credentials'],
 	},
 	// service.ts, validation.ts and moduleSettings.ts are reached through both nodes' operations; of the
-	// transport's tests, only rootCauses.test.ts reads service.ts's own texts (what to check before repeating).
+	// transport's tests, only failures.test.ts reads service.ts's own texts (what to check before repeating).
 	shared: {
 		mutate: ['nodes/shared/*.ts'],
 		tests: [
 			'test/nodes/CampaignCalling',
 			'test/nodes/CampaignCallingTrigger',
 			'test/nodes/shared/*.test.ts',
-			'test/nodes/shared/transport/rootCauses.test.ts',
+			'test/nodes/shared/transport/failures.test.ts',
 		],
 		timeoutMS: 30_000,
 	},
