@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { InvalidInputError, quote, requireHttpUrl, requireIntegerInRange } from './validation';
 
-/** Delivery settings shared by integration modules and webhook modules (spec, endpoints 5 and 7). */
+/** Delivery settings shared by integration modules and webhook modules (docs/service-interface.md, endpoints 5 and 7). */
 export interface DeliverySettings {
 	method: string;
 	url: string;
@@ -142,3 +142,18 @@ export function readDeliverySettings(context: IExecuteFunctions, itemIndex: numb
 	}
 	return settings;
 }
+
+/** A module's settings in the service's names; the two module kinds name the method field differently. */
+export function deliverySettingsBody(settings: DeliverySettings, methodField: 'webhook_method' | 'method'): IDataObject {
+	return {
+		[methodField]: settings.method,
+		url: settings.url,
+		headers: settings.headers,
+		timeout: settings.timeout,
+		retry_limit: settings.retryLimit,
+	};
+}
+
+/** What a module creation whose outcome is unknown tells the caller to check before repeating it. */
+export const CHECK_CREATED_MODULE =
+	'Check in the service\'s app whether the module was created before you create it again: the service offers no way to list or delete modules, and a second one would act on every event twice.';

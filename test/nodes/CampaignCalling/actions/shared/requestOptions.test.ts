@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { readRequestTuning, requestOptionsProperty } from '../../../../../nodes/CampaignCalling/actions/shared/requestOptions';
+import { readRequestOptions, requestOptionsProperty } from '../../../../../nodes/CampaignCalling/actions/shared/requestOptions';
 import { DEMO, useSimulator } from '../../../../helpers/kit.ts';
 import { executeContextFor, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 
@@ -9,7 +9,7 @@ function tuningFor(requestOptions?: IDataObject) {
 		credentials: { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused' },
 		parameters: { resource: 'contact', operation: 'get', ...(requestOptions ? { requestOptions } : {}) },
 	});
-	return readRequestTuning(context);
+	return readRequestOptions(context);
 }
 
 describe('Request Options', () => {
