@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { InvalidInputError, quote, requireHttpUrl, requireIntegerInRange } from './validation';
 
-/** Delivery settings shared by integration modules and webhook modules (docs/service-interface.md, endpoints 5 and 7). */
+/** Delivery settings shared by integration modules and webhook modules (docs/service-interface.md). */
 export interface DeliverySettings {
 	method: string;
 	url: string;

@@ -6,8 +6,8 @@ import type { ServiceContext, ServiceRequest } from './transport';
 import { serviceRequest } from './transport';
 
 /*
- * The endpoints more than one caller sends (docs/service-interface.md, "Endpoints"). An endpoint only
- * one operation sends lives in that operation's file.
+ * The endpoints more than one caller sends (docs/service-interface.md, "Endpoints the package
+ * calls"). An endpoint that only one operation sends lives in that operation's file.
  */
 
 /**
@@ -38,8 +38,8 @@ export async function listWebhookFlows(
 }
 
 /**
- * Registers a webhook module for one event type (docs/service-interface.md, endpoint 7); resolves to
- * the module's record. Sent by Create Webhook Module and by the trigger's activation.
+ * Registers a webhook module for one event type; resolves to the module's record. Sent by Create
+ * Webhook Module and by the trigger's activation.
  */
 export async function createWebhookModule(
 	this: ServiceContext,

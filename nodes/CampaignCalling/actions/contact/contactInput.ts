@@ -24,7 +24,7 @@ export const INPUT_MODES = ['fields', 'autoMap', 'json'] as const;
 
 type InputMode = (typeof INPUT_MODES)[number];
 
-/** A contact in the service's own input shape (docs/service-interface.md, "Contact input"). */
+/** A contact in the service's own input shape (docs/service-interface.md, "Endpoints the package calls"). */
 export interface ContactInput extends IDataObject {
 	firstname: string;
 	lastname: string;

@@ -42,7 +42,6 @@ export const operation: PerItemOperation<PreparedIntegration> = {
 	},
 
 	async send({ type, settings }, call) {
-		// docs/service-interface.md, endpoint 5; resolves to the module's record.
 		return (await serviceRequest.call(this, {
 			...call,
 			method: 'POST',
