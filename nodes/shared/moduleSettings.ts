@@ -12,8 +12,8 @@ export interface DeliverySettings {
 }
 
 /** Sent when the user sets no Timeout / Retry Limit: the contract's settings always carry both. */
-export const DEFAULT_DELIVERY_TIMEOUT = 30;
-export const DEFAULT_DELIVERY_RETRY_LIMIT = 3;
+const DEFAULT_DELIVERY_TIMEOUT = 30;
+const DEFAULT_DELIVERY_RETRY_LIMIT = 3;
 
 const MAX_TIMEOUT = 3600;
 const MAX_RETRY_LIMIT = 100;
@@ -97,7 +97,7 @@ export function deliveryProperties(urlDescription: string): INodeProperties[] {
 }
 
 /** Turns the Headers list into one object; a header named twice is a mistake worth reporting. */
-export function headersFromList(value: unknown): Record<string, string> {
+function headersFromList(value: unknown): Record<string, string> {
 	const entries = (value as { header?: Array<{ name?: unknown; value?: unknown }> } | undefined)?.header ?? [];
 	const headers: Record<string, string> = {};
 	for (const entry of entries) {

@@ -91,7 +91,7 @@ const SEGMENT = new RegExp(`^(?:\\.(${IDENTIFIER})|\\[\\s*(?:'([^'\\\\]*)'|"([^"
  * The keys of `={{ $json.a.b }}` / `={{ $json["a b"] }}`, or null for any other expression.
  * Only plain keys qualify: no calls, no numeric indexes, no prototype tricks.
  */
-export function parseJsonReference(raw: string): string[] | null {
+function parseJsonReference(raw: string): string[] | null {
 	const match = /^=\{\{\s*\$json((?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[\s*(?:'[^'\\]*'|"[^"\\]*")\s*\])+)\s*\}\}$/.exec(raw);
 	if (!match) return null;
 	const keys: string[] = [];
