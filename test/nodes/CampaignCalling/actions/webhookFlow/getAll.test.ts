@@ -1,6 +1,7 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { SIMPLIFIED_FLOW_FIELDS } from '../../../../../nodes/CampaignCalling/actions/webhookFlow/getAll.operation';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
+import { describeBadInputs, itemsWith } from '../../../../helpers/badInputs.ts';
 
 const sim = useSimulator();
 const listing = (extra: Record<string, unknown> = {}) => ({ resource: 'webhookFlow', operation: 'getAll', ...extra });
@@ -122,3 +123,16 @@ describe('Webhook Flow → Get Many, Simplify', () => {
 		expect(Object.keys(output[0].json).slice(0, 3)).toEqual(['id', 'name', 'status']);
 	});
 });
+
+describeBadInputs(sim, [
+	{ name: 'Get Many Webhook Flows: empty Workspace ID', parameters: { resource: 'webhookFlow', operation: 'getAll', workspaceId: '' }, item: 0, message: /^Workspace ID is empty/ },
+	{
+		name: 'Get Many Webhook Flows: Workspace ID null from an expression, item 1',
+		parameters: { resource: 'webhookFlow', operation: 'getAll', workspaceId: '={{ $json.v }}' },
+		items: itemsWith('default', null, 1),
+		item: 1,
+		message: /^Workspace ID is empty/,
+	},
+	{ name: 'Get Many Webhook Flows: Limit 0', parameters: { resource: 'webhookFlow', operation: 'getAll', limit: 0 }, item: 0, message: /^Limit must be a whole number from 1/ },
+	{ name: 'Get Many Webhook Flows: Limit 2.5', parameters: { resource: 'webhookFlow', operation: 'getAll', limit: 2.5 }, item: 0, message: /^Limit must be a whole number from 1/ },
+]);
