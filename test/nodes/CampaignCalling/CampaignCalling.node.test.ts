@@ -1,4 +1,4 @@
-import type { INode, INodeProperties, IDataObject } from 'n8n-workflow';
+import type { INode, INodeProperties } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { CampaignCalling } from '../../../nodes/CampaignCalling/CampaignCalling.node';
@@ -235,15 +235,6 @@ describe('each operation\'s errors', () => {
 	});
 });
 
-const add = (extra: IDataObject): IDataObject => ({
-	resource: 'contact',
-	operation: 'addToCampaign',
-	campaignId: DEMO.campaignId,
-	firstName: 'Ada',
-	lastName: 'Lovelace',
-	phoneNumber: '+14155550101',
-	...extra,
-});
 
 describe('the credential\'s Base URL refused before any request', () => {
 	const sim = useSimulator();
@@ -264,7 +255,7 @@ describe('the credential\'s Base URL refused before any request', () => {
 		},
 		{
 			name: 'Credential: empty Base URL',
-			parameters: add({}),
+			parameters: addContact({}),
 			credentials: () => ({ baseUrl: '', apiKey: DEMO.apiKey }),
 			item: 0,
 			message: /^Add to Campaign failed: The credential's Base URL "" is not a web address/,

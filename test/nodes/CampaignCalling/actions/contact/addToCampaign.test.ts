@@ -1,7 +1,5 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { runActionNode, runActionNodeExpectingError, triesOf } from '../../../../helpers/n8nContext.ts';
-import { addMappedLeads, leadFields } from '../../../../helpers/actionParameters.ts';
+import { addContact, addMappedLeads, leadFields } from '../../../../helpers/actionParameters.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 import { describeBadInputs, itemsWith, UUID_MESSAGE } from '../../../../helpers/badInputs.ts';
 
@@ -415,33 +413,24 @@ describe('Contact → Add to Campaign under Retry On Fail', () => {
 	});
 });
 
-const add = (extra: IDataObject): IDataObject => ({
-	resource: 'contact',
-	operation: 'addToCampaign',
-	campaignId: DEMO.campaignId,
-	firstName: 'Ada',
-	lastName: 'Lovelace',
-	phoneNumber: '+14155550101',
-	...extra,
-});
 
 describeBadInputs(sim, [
-	{ name: 'Add to Campaign: malformed Campaign ID', parameters: add({ campaignId: 'campaign-1' }), item: 0, message: new RegExp(`^Campaign ID ${UUID_MESSAGE}, got "campaign-1"`) },
-	{ name: 'Add to Campaign: empty Campaign ID', parameters: add({ campaignId: '' }), item: 0, message: /^Campaign ID is empty/ },
+	{ name: 'Add to Campaign: malformed Campaign ID', parameters: addContact({ campaignId: 'campaign-1' }), item: 0, message: new RegExp(`^Campaign ID ${UUID_MESSAGE}, got "campaign-1"`) },
+	{ name: 'Add to Campaign: empty Campaign ID', parameters: addContact({ campaignId: '' }), item: 0, message: /^Campaign ID is empty/ },
 	{
 		name: 'Add to Campaign: Campaign ID one character short, from an expression in item 2',
-		parameters: add({ campaignId: '={{ $json.v }}' }),
+		parameters: addContact({ campaignId: '={{ $json.v }}' }),
 		items: itemsWith(DEMO.campaignId, DEMO.campaignId.slice(0, -1), 2),
 		item: 2,
 		message: new RegExp(`^Campaign ID ${UUID_MESSAGE}`),
 	},
 	{
 		name: 'Add to Campaign: an Input Mode this version does not know (a hand-edited workflow)',
-		parameters: add({ inputMode: 'csv' }),
+		parameters: addContact({ inputMode: 'csv' }),
 		item: 0,
 		message: /^Input Mode must be one of fields, autoMap, json, got "csv"/,
 	},
-	{ name: 'Add to Campaign: batch size 0', parameters: add({ options: { batchSize: 0 } }), item: 0, message: /^Batch Size must be a whole number from 1 to 1000, got 0/, nodeWide: true },
-	{ name: 'Add to Campaign: batch size 10001', parameters: add({ options: { batchSize: 10001 } }), item: 0, message: /^Batch Size must be a whole number from 1 to 1000, got 10001/, nodeWide: true },
-	{ name: 'Add to Campaign: Requests in Parallel 9', parameters: add({ options: { parallelRequests: 9 } }), item: 0, message: /^Requests in Parallel must be a whole number from 1 to 5/, nodeWide: true },
+	{ name: 'Add to Campaign: batch size 0', parameters: addContact({ options: { batchSize: 0 } }), item: 0, message: /^Batch Size must be a whole number from 1 to 1000, got 0/, nodeWide: true },
+	{ name: 'Add to Campaign: batch size 10001', parameters: addContact({ options: { batchSize: 10001 } }), item: 0, message: /^Batch Size must be a whole number from 1 to 1000, got 10001/, nodeWide: true },
+	{ name: 'Add to Campaign: Requests in Parallel 9', parameters: addContact({ options: { parallelRequests: 9 } }), item: 0, message: /^Requests in Parallel must be a whole number from 1 to 5/, nodeWide: true },
 ]);

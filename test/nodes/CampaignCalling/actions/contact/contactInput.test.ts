@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { DEMO, useSimulator } from '../../../../helpers/kit.ts';
+import { addContact } from '../../../../helpers/actionParameters.ts';
 import { describeBadInputs, itemsWith } from '../../../../helpers/badInputs.ts';
 
 /*
@@ -10,15 +11,6 @@ import { describeBadInputs, itemsWith } from '../../../../helpers/badInputs.ts';
 
 const sim = useSimulator();
 
-const add = (extra: IDataObject): IDataObject => ({
-	resource: 'contact',
-	operation: 'addToCampaign',
-	campaignId: DEMO.campaignId,
-	firstName: 'Ada',
-	lastName: 'Lovelace',
-	phoneNumber: '+14155550101',
-	...extra,
-});
 const addJson = (contactsJson: string): IDataObject => ({
 	resource: 'contact',
 	operation: 'addToCampaign',
@@ -30,21 +22,21 @@ const addJson = (contactsJson: string): IDataObject => ({
 describeBadInputs(sim, [
 	{
 		name: 'Add to Campaign: empty first name in item 1',
-		parameters: add({ firstName: '={{ $json.v }}' }),
+		parameters: addContact({ firstName: '={{ $json.v }}' }),
 		items: itemsWith('Ada', '', 1, 3),
 		item: 1,
 		message: /^First Name \(firstname\) is empty/,
 	},
-	{ name: 'Add to Campaign: last name of spaces only', parameters: add({ lastName: '   ' }), item: 0, message: /^Last Name \(lastname\) is empty/ },
-	{ name: 'Add to Campaign: phone of letters', parameters: add({ phoneNumber: 'call me maybe' }), item: 0, message: /^Phone Number \(phone_number\) may hold only digits/ },
-	{ name: 'Add to Campaign: phone too short', parameters: add({ phoneNumber: '123' }), item: 0, message: /^Phone Number \(phone_number\) must have between 5 and 15 digits, got "123"/ },
-	{ name: 'Add to Campaign: phone too long', parameters: add({ phoneNumber: '+1234567890123456' }), item: 0, message: /^Phone Number \(phone_number\) must have between 5 and 15 digits/ },
-	{ name: 'Add to Campaign: metadata as an array', parameters: add({ additionalFields: { metadata: '[1, 2]' } }), item: 0, message: /^Metadata must be a JSON object, got an array/ },
-	{ name: 'Add to Campaign: metadata text that is not JSON', parameters: add({ additionalFields: { metadata: '{email: ada}' } }), item: 0, message: /^Metadata is not valid JSON: "\{email: ada\}"/ },
-	{ name: 'Add to Campaign: metadata a JSON number', parameters: add({ additionalFields: { metadata: '42' } }), item: 0, message: /^Metadata must be a JSON object, got a number/ },
+	{ name: 'Add to Campaign: last name of spaces only', parameters: addContact({ lastName: '   ' }), item: 0, message: /^Last Name \(lastname\) is empty/ },
+	{ name: 'Add to Campaign: phone of letters', parameters: addContact({ phoneNumber: 'call me maybe' }), item: 0, message: /^Phone Number \(phone_number\) may hold only digits/ },
+	{ name: 'Add to Campaign: phone too short', parameters: addContact({ phoneNumber: '123' }), item: 0, message: /^Phone Number \(phone_number\) must have between 5 and 15 digits, got "123"/ },
+	{ name: 'Add to Campaign: phone too long', parameters: addContact({ phoneNumber: '+1234567890123456' }), item: 0, message: /^Phone Number \(phone_number\) must have between 5 and 15 digits/ },
+	{ name: 'Add to Campaign: metadata as an array', parameters: addContact({ additionalFields: { metadata: '[1, 2]' } }), item: 0, message: /^Metadata must be a JSON object, got an array/ },
+	{ name: 'Add to Campaign: metadata text that is not JSON', parameters: addContact({ additionalFields: { metadata: '{email: ada}' } }), item: 0, message: /^Metadata is not valid JSON: "\{email: ada\}"/ },
+	{ name: 'Add to Campaign: metadata a JSON number', parameters: addContact({ additionalFields: { metadata: '42' } }), item: 0, message: /^Metadata must be a JSON object, got a number/ },
 	{
 		name: 'Add to Campaign: metadata null from an expression in item 1',
-		parameters: add({ additionalFields: { metadata: '={{ $json.v }}' } }),
+		parameters: addContact({ additionalFields: { metadata: '={{ $json.v }}' } }),
 		items: itemsWith({ a: 1 }, 'null', 1),
 		item: 1,
 		message: /^Metadata must be a JSON object, got null/,
