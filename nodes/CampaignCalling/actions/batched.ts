@@ -82,7 +82,7 @@ export async function runBatched(
  * Groups units by batch key, in input order, into batches of at most `batchSize`. Items bound
  * for the same key share requests even when other keys sit between them.
  */
-export function packBatches<Unit>(items: Array<ItemUnits<Unit> | undefined>, batchSize: number): Array<Batch<Unit>> {
+function packBatches<Unit>(items: Array<ItemUnits<Unit> | undefined>, batchSize: number): Array<Batch<Unit>> {
 	const open = new Map<string, Batch<Unit>>();
 	const batches: Array<Batch<Unit>> = [];
 	items.forEach((item, itemIndex) => {
@@ -106,7 +106,7 @@ export function packBatches<Unit>(items: Array<ItemUnits<Unit> | undefined>, bat
  * Runs `task` over `work` with at most `limit` in flight. The first error thrown by a task
  * stops new work from starting and is rethrown once the tasks in flight have settled.
  */
-export async function runWithLimit<T>(work: T[], limit: number, task: (entry: T) => Promise<void>): Promise<void> {
+async function runWithLimit<T>(work: T[], limit: number, task: (entry: T) => Promise<void>): Promise<void> {
 	let next = 0;
 	let firstError: unknown;
 	const worker = async () => {
