@@ -20,7 +20,7 @@ import type { Operation } from './types';
 const runs = new WeakMap<IExecuteData, Map<string, unknown>>();
 
 /** Sends a unit of work (an item's request, a batch), or takes the answer an earlier try of this run got. */
-export type SendOnce = <Answer>(unit: string, content: unknown, send: () => Promise<Answer>) => Promise<Answer>;
+type SendOnce = <Answer>(unit: string, content: unknown, send: () => Promise<Answer>) => Promise<Answer>;
 
 const sendEachTime: SendOnce = async (_unit, _content, send) => await send();
 

@@ -6,7 +6,7 @@ import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify'
 import { requireUuid } from '../../../shared/validation';
 
 /** What Simplify keeps of a contact: who it is, where it stands, and the outcome of its last call. */
-export const SIMPLIFIED_CONTACT_FIELDS = [
+const SIMPLIFIED_CONTACT_FIELDS = [
 	'id',
 	'firstname',
 	'lastname',

@@ -6,7 +6,7 @@ import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify'
 import { InvalidInputError, requireIntegerInRange } from '../../../shared/validation';
 
 /** What Simplify keeps of a flow: what it is and its state, without the nested executions, steps and variables. */
-export const SIMPLIFIED_FLOW_FIELDS = [
+const SIMPLIFIED_FLOW_FIELDS = [
 	'id',
 	'name',
 	'status',

@@ -1,5 +1,4 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
-import { SIMPLIFIED_CONTACT_FIELDS } from '../../../../../nodes/CampaignCalling/actions/contact/get.operation';
 import { DEMO, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 import { describeBadInputs, itemsWith, UUID_MESSAGE } from '../../../../helpers/badInputs.ts';
 
@@ -67,7 +66,7 @@ describe('Contact → Get, Simplify', () => {
 
 	it('simplifies by default: the contact, its campaign and its last call, id and names first', async () => {
 		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact() });
-		expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_CONTACT_FIELDS]);
+		expect(Object.keys(item.json)).toEqual(['id', 'firstname', 'lastname', 'phone_number', 'campaign_id', 'last_call_status', 'last_call_at', 'last_call_duration', 'last_call_feedback', 'metadata']);
 		expect(item.json).toEqual(expect.objectContaining({ id: DEMO.completedContactId, last_call_status: 'completed', last_call_duration: 184 }));
 	});
 
