@@ -37,8 +37,8 @@ export async function router(this: IExecuteFunctions, resources: Resource[]): Pr
 		failures.refuseRun(error);
 	}
 	if (requestOptions) {
-		const tuning = requestOptions;
-		const callFor = (itemIndex: number): OperationCall => ({ operation: operation.title, itemIndex, tuning });
+		const options = requestOptions;
+		const callFor = (itemIndex: number): OperationCall => ({ operation: operation.title, itemIndex, tuning: options });
 		if (operation.kind === 'perItem') {
 			await runPerItem.call(this, operation, prepareEach(this, operation, items.length, failures), callFor, results, failures);
 		} else {

@@ -87,7 +87,7 @@ describe('Campaign Calling node description (the contract\'s stored names)', () 
 		expect(parametersOf(resource, operation).sort()).toEqual([...names, 'requestOptions'].sort());
 	});
 
-	it('Add Contacts has the three input modes, fields by default, and metadata and batch size', () => {
+	it('Add to Campaign has the three input modes, fields by default, and metadata and batch size', () => {
 		const inputMode = property('contact', 'addToCampaign', 'inputMode');
 		expect(inputMode.default).toBe('fields');
 		expect(valuesOf(inputMode.options)).toEqual(['fields', 'autoMap', 'json']);

@@ -101,7 +101,7 @@ describe('router: per-item operations', () => {
 	});
 });
 
-describe('router: batched operation (Add Contacts)', () => {
+describe('router: batched operation (Add to Campaign)', () => {
 	it('sends 250 items at batch size 100 in exactly 3 requests', async () => {
 		const output = await runActionNode({ credentials: sim.credentials(), items: leads(250), parameters: addContacts({ options: { batchSize: 100 } }) });
 		expect(sim.requests().map((request) => (request.body as unknown[]).length)).toEqual([100, 100, 50]);
@@ -392,7 +392,7 @@ describe('router: error items by On Error mode', () => {
 		expect(output.map(goesToErrorOutput)).toEqual([false, false, false]);
 	});
 
-	it('Continue (using error output): a refused Add Contacts batch fails exactly its items, each with the reason and what to check', async () => {
+	it('Continue (using error output): a refused Add to Campaign batch fails exactly its items, each with the reason and what to check', async () => {
 		const items = leads(25);
 		// Five digits pass the node's check but not the service's: the second batch of 10 is refused whole.
 		items[12].json.phone = '+12345';

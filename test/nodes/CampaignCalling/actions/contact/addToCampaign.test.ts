@@ -288,7 +288,7 @@ describe('Contact → Add to Campaign, answers of the service', () => {
 		expect(sim.requests().map((request) => request.path)).toEqual([addPath(DEMO.otherCampaignId)]);
 	});
 
-	it('fails with a JWT, which the service refuses for Add Contacts', async () => {
+	it('fails with a JWT, which the service refuses for Add to Campaign', async () => {
 		const error = await runActionNodeExpectingError({
 			credentials: sim.credentials(DEMO.jwt),
 			parameters: withoutRetries({ ...fieldsMode, firstName: 'Ada', lastName: 'Lovelace', phoneNumber: '+14155550100' }),
