@@ -282,3 +282,9 @@ describeBadInputs(sim, [
 		message: /^Update Fields → Status must be text/,
 	},
 ]);
+
+it('Update Campaign: after an answer that may follow a carried-out write, tells the user to read the campaign first', async () => {
+	sim.simulator.injectFault({ kind: 'http-500', times: 5 });
+	const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: update({ name: 'Renamed' }) });
+	expect(error.description).toContain('Read the campaign with Get Campaign to see whether the change was applied before you repeat it.');
+});

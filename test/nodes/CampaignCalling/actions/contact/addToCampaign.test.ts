@@ -434,3 +434,20 @@ describeBadInputs(sim, [
 	{ name: 'Add to Campaign: batch size 10001', parameters: addContact({ options: { batchSize: 10001 } }), item: 0, message: /^Batch Size must be a whole number from 1 to 1000, got 10001/, nodeWide: true },
 	{ name: 'Add to Campaign: Requests in Parallel 9', parameters: addContact({ options: { parallelRequests: 9 } }), item: 0, message: /^Requests in Parallel must be a whole number from 1 to 5/, nodeWide: true },
 ]);
+
+describe('Add to Campaign: what its errors tell the user to check', () => {
+	it('after an answer that may follow a carried-out write, to check the contacts before sending them again', async () => {
+		sim.simulator.injectFault({ kind: 'http-500', times: 5 });
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: addContact() });
+		expect(error.description).toContain(
+			'Check whether these contacts were added (Get Contact for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.',
+		);
+	});
+
+	it('after a refusal, the Campaign ID and the batch\'s contacts', async () => {
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials('not-a-key-of-the-service'), parameters: withoutRetries(addContact()) });
+		expect(error.description).toContain(
+			'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
+		);
+	});
+});

@@ -131,3 +131,11 @@ describeBadInputs(sim, [
 		message: /^Options → Method must be GET, POST, PUT, PATCH or DELETE, got "TRACE"/,
 	},
 ]);
+
+it('after an answer that may follow a created module, tells the user to check in the service\'s app before creating it again', async () => {
+	sim.simulator.injectFault({ kind: 'http-500', times: 5 });
+	const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: createIntegration() });
+	expect(error.description).toContain(
+		'Check in the service\'s app whether the module was created before you create it again: the service offers no way to list or delete modules, and a second one would act on every event twice.',
+	);
+});

@@ -109,3 +109,11 @@ describeBadInputs(sim, [
 	{ name: 'Create Webhook Module: timeout above 3600', parameters: webhookModule({ options: { timeout: 3601 } }), item: 0, message: /^Options → Timeout must be a whole number from 1 to 3600/ },
 	{ name: 'Create Webhook Module: Retry Limit -1', parameters: webhookModule({ options: { retryLimit: -1 } }), item: 0, message: /^Options → Retry Limit must be a whole number from 0 to 100, got -1/ },
 ]);
+
+it('after an answer that may follow a created module, tells the user to check in the service\'s app before creating it again', async () => {
+	sim.simulator.injectFault({ kind: 'http-500', times: 5 });
+	const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: webhookModule({}) });
+	expect(error.description).toContain(
+		'Check in the service\'s app whether the module was created before you create it again: the service offers no way to list or delete modules, and a second one would act on every event twice.',
+	);
+});
