@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { InvalidInputError, quote, requireHttpUrl, requireIntegerInRange } from './validation';
 
-/** Delivery settings shared by integration modules and webhook modules (spec, endpoints 5 and 7). */
+/** Delivery settings shared by integration modules and webhook modules (docs/service-interface.md). */
 export interface DeliverySettings {
 	method: string;
 	url: string;
@@ -12,8 +12,8 @@ export interface DeliverySettings {
 }
 
 /** Sent when the user sets no Timeout / Retry Limit: the contract's settings always carry both. */
-export const DEFAULT_DELIVERY_TIMEOUT = 30;
-export const DEFAULT_DELIVERY_RETRY_LIMIT = 3;
+const DEFAULT_DELIVERY_TIMEOUT = 30;
+const DEFAULT_DELIVERY_RETRY_LIMIT = 3;
 
 const MAX_TIMEOUT = 3600;
 const MAX_RETRY_LIMIT = 100;
@@ -97,7 +97,7 @@ export function deliveryProperties(urlDescription: string): INodeProperties[] {
 }
 
 /** Turns the Headers list into one object; a header named twice is a mistake worth reporting. */
-export function headersFromList(value: unknown): Record<string, string> {
+function headersFromList(value: unknown): Record<string, string> {
 	const entries = (value as { header?: Array<{ name?: unknown; value?: unknown }> } | undefined)?.header ?? [];
 	const headers: Record<string, string> = {};
 	for (const entry of entries) {
@@ -142,3 +142,18 @@ export function readDeliverySettings(context: IExecuteFunctions, itemIndex: numb
 	}
 	return settings;
 }
+
+/** A module's settings in the service's names; the two module kinds name the method field differently. */
+export function deliverySettingsBody(settings: DeliverySettings, methodField: 'webhook_method' | 'method'): IDataObject {
+	return {
+		[methodField]: settings.method,
+		url: settings.url,
+		headers: settings.headers,
+		timeout: settings.timeout,
+		retry_limit: settings.retryLimit,
+	};
+}
+
+/** What a module creation whose outcome is unknown tells the caller to check before repeating it. */
+export const CHECK_CREATED_MODULE =
+	'Check in the service\'s app whether the module was created before you create it again: the service offers no way to list or delete modules, and a second one would act on every event twice.';

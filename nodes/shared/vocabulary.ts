@@ -1,6 +1,6 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
-/** The service's event_type values (spec, "Events"), grouped as the service groups them. */
+/** The service's event_type values (docs/service-interface.md, "Events"), grouped as the service groups them. */
 export const EVENT_TYPES: Array<INodePropertyOptions & { value: string; group: 'call' | 'conversation' | 'campaign' }> = [
 	{ group: 'call', name: 'Call Started', value: 'call.started', description: 'A call to a contact began' },
 	{ group: 'call', name: 'Call Ended', value: 'call.ended', description: 'A call finished, with its outcome' },
@@ -47,7 +47,7 @@ export const EVENT_TYPES: Array<INodePropertyOptions & { value: string; group: '
 
 export const EVENT_TYPE_VALUES = new Set(EVENT_TYPES.map((event) => event.value));
 
-/** The integration module's `type` values (spec, "Create an integration"). */
+/** The integration module's `type` values (docs/service-interface.md, "Endpoints the package calls"). */
 export const INTEGRATION_TYPES: INodePropertyOptions[] = [
 	{ name: 'Custom', value: 'custom' },
 	{ name: 'Email', value: 'email' },

@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { RequestTuning } from '../../shared/transport';
 import type { Failures, ItemResult } from './itemResults';
 import { sendOnceFor } from './sentRecord';
-import type { BatchedOperation, BatchShare } from './types';
+import type { BatchedOperation, ItemUnits, OperationCall } from './types';
 
 interface Batch<Unit> {
 	number: number;
@@ -16,46 +15,39 @@ interface Batch<Unit> {
 }
 
 /**
- * Runs a batched operation (Add Contacts): packs the units of all items into batches, sends them with at
- * most Requests in Parallel in flight, and builds one output item per input item from its own answers.
+ * Runs a batched operation (Add to Campaign) over its prepared items: packs the units of all items into
+ * batches, sends them with at most Requests in Parallel in flight, and builds one output item per input
+ * item from its own answers.
  */
 export async function runBatched(
 	this: IExecuteFunctions,
 	operation: BatchedOperation<unknown>,
-	itemCount: number,
-	tuning: RequestTuning,
+	items: Array<ItemUnits<unknown> | undefined>,
+	callFor: (itemIndex: number) => OperationCall,
 	results: ItemResult[],
 	failures: Failures,
 ): Promise<void> {
-	const shares: Array<BatchShare<unknown> | undefined> = new Array(itemCount);
-	for (let i = 0; i < itemCount; i++) {
-		try {
-			shares[i] = operation.prepare.call(this, i);
-		} catch (error) {
-			failures.failItem(i, error);
-		}
-	}
-	const keepOf = (itemIndex: number) => {
-		const share = shares[itemIndex];
-		return share ? operation.failedItemOutput(share) : {};
+	const keptInputOf = (itemIndex: number) => {
+		const item = items[itemIndex];
+		return item ? operation.failedItemOutput(item) : {};
 	};
 	let batching: { batchSize: number; parallelRequests: number };
 	try {
 		batching = operation.batching.call(this);
-		const totalUnits = shares.reduce((sum, share) => sum + (share?.units.length ?? 0), 0);
+		const totalUnits = items.reduce((sum, item) => sum + (item?.units.length ?? 0), 0);
 		operation.checkTotal?.call(this, totalUnits);
 	} catch (error) {
 		// Node-wide options, read once, and the cap on the whole run: a bad value or a run over the cap
 		// refuses the whole run before any request, as Request Options do.
-		failures.refuseRun(error, keepOf);
+		failures.refuseRun(error, keptInputOf);
 		return;
 	}
 	const { batchSize, parallelRequests } = batching;
-	const batches = packBatches(shares, batchSize);
+	const batches = packBatches(items, batchSize);
 
 	// Answers per item, filled as batches come back; an item succeeds when all its units have one.
-	const answers: IDataObject[][] = shares.map((share) => new Array<IDataObject>(share?.units.length ?? 0));
-	const batchNumbers: number[][] = shares.map(() => []);
+	const answers: IDataObject[][] = items.map((item) => new Array<IDataObject>(item?.units.length ?? 0));
+	const batchNumbers: number[][] = items.map(() => []);
 	for (const batch of batches) {
 		for (const owner of new Set(batch.owners)) batchNumbers[owner].push(batch.number);
 	}
@@ -66,41 +58,41 @@ export async function runBatched(
 			const batchAnswers = await sendOnce(
 				`batch ${batch.number}`,
 				[batch.batchKey, batch.units],
-				async () => await operation.sendBatch.call(this, batch.batchKey, batch.units, { itemIndex: batch.owners[0], tuning }),
+				// Its errors name the batch's first item.
+				async () => await operation.sendBatch.call(this, batch.batchKey, batch.units, callFor(batch.owners[0])),
 			);
 			batch.owners.forEach((owner, index) => {
 				answers[owner][batch.positions[index]] = batchAnswers[index];
 			});
 		} catch (error) {
 			for (const owner of new Set(batch.owners)) {
-				if (!results[owner]) failures.failItem(owner, error, keepOf(owner));
+				if (!results[owner]) failures.failItem(owner, error, keptInputOf(owner));
 			}
 		}
 	};
 	await runWithLimit(batches, parallelRequests, sendOne);
 
-	for (let i = 0; i < itemCount; i++) {
-		const share = shares[i];
-		if (results[i] || !share) continue;
-		results[i] = { output: [operation.itemOutput(share, answers[i], batchNumbers[i])] };
-	}
+	items.forEach((item, i) => {
+		if (results[i] || !item) return;
+		results[i] = { output: [operation.itemOutput(item, answers[i], batchNumbers[i])] };
+	});
 }
 
 /**
  * Groups units by batch key, in input order, into batches of at most `batchSize`. Items bound
  * for the same key share requests even when other keys sit between them.
  */
-export function packBatches<Unit>(shares: Array<BatchShare<Unit> | undefined>, batchSize: number): Array<Batch<Unit>> {
+function packBatches<Unit>(items: Array<ItemUnits<Unit> | undefined>, batchSize: number): Array<Batch<Unit>> {
 	const open = new Map<string, Batch<Unit>>();
 	const batches: Array<Batch<Unit>> = [];
-	shares.forEach((share, itemIndex) => {
-		if (!share) return;
-		share.units.forEach((unit, position) => {
-			let batch = open.get(share.batchKey);
+	items.forEach((item, itemIndex) => {
+		if (!item) return;
+		item.units.forEach((unit, position) => {
+			let batch = open.get(item.batchKey);
 			if (!batch || batch.units.length >= batchSize) {
-				batch = { number: batches.length, batchKey: share.batchKey, units: [], owners: [], positions: [] };
+				batch = { number: batches.length, batchKey: item.batchKey, units: [], owners: [], positions: [] };
 				batches.push(batch);
-				open.set(share.batchKey, batch);
+				open.set(item.batchKey, batch);
 			}
 			batch.units.push(unit);
 			batch.owners.push(itemIndex);
@@ -114,7 +106,7 @@ export function packBatches<Unit>(shares: Array<BatchShare<Unit> | undefined>, b
  * Runs `task` over `work` with at most `limit` in flight. The first error thrown by a task
  * stops new work from starting and is rethrown once the tasks in flight have settled.
  */
-export async function runWithLimit<T>(work: T[], limit: number, task: (entry: T) => Promise<void>): Promise<void> {
+async function runWithLimit<T>(work: T[], limit: number, task: (entry: T) => Promise<void>): Promise<void> {
 	let next = 0;
 	let firstError: unknown;
 	const worker = async () => {

@@ -4,33 +4,35 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { InvalidInputError, refusedInputError } from '../../shared/validation';
 
 /** Per input item: its output items, or the error that replaced them. */
-export type ItemResult = { output: IDataObject[] } | { error: Error; keep: IDataObject };
+export type ItemResult = { output: IDataObject[] } | { error: Error; keptInput: IDataObject };
 
 /**
  * Records why an item failed, or throws when the run must stop. `refuseRun` is for a refusal that
  * covers every item (a node-wide option, a cap on the run): nothing is sent for any item.
+ * `keptInput` is what a failed item's error item keeps of its input, so nothing is lost with Continue
+ * On Fail.
  */
 export interface Failures {
-	failItem(itemIndex: number, error: unknown, keep?: IDataObject): void;
-	refuseRun(error: unknown, keepOf?: (itemIndex: number) => IDataObject): void;
+	failItem(itemIndex: number, error: unknown, keptInput?: IDataObject): void;
+	refuseRun(error: unknown, keptInputOf?: (itemIndex: number) => IDataObject): void;
 }
 
 /** Failures written into `results`: without Continue On Fail, the first one throws. */
 export function recordFailures(ctx: IExecuteFunctions, results: ItemResult[]): Failures {
 	const continueOnFail = ctx.continueOnFail();
 	return {
-		failItem: (itemIndex, error, keep = {}) => {
+		failItem: (itemIndex, error, keptInput = {}) => {
 			const nodeError = toNodeError(ctx, error, itemIndex);
 			if (!continueOnFail) throw nodeError;
-			results[itemIndex] = { error: nodeError, keep };
+			results[itemIndex] = { error: nodeError, keptInput };
 		},
-		refuseRun: (error, keepOf = () => ({})) => {
+		refuseRun: (error, keptInputOf = () => ({})) => {
 			const nodeError = toNodeError(ctx, error, 0);
 			if (!continueOnFail) throw nodeError;
 			// Every item is marked failed, so none passes on as if it had been sent.
 			for (let i = 0; i < results.length; i++) {
 				// An item that failed on its own keeps its own, more specific, error.
-				if (!results[i]) results[i] = { error: nodeError, keep: keepOf(i) };
+				if (!results[i]) results[i] = { error: nodeError, keptInput: keptInputOf(i) };
 			}
 		},
 	};
@@ -43,7 +45,7 @@ export function toOutputItems(ctx: IExecuteFunctions, results: ItemResult[]): IN
 	for (let i = 0; i < results.length; i++) {
 		const result = results[i];
 		const records =
-			'error' in result ? [toErrorOutput ? errorOutputJson(result.error) : errorItemJson(result.error, result.keep)] : result.output;
+			'error' in result ? [toErrorOutput ? errorOutputJson(result.error) : errorItemJson(result.error, result.keptInput)] : result.output;
 		// Not returnJsonArray: it would take a service record that has a `json` field for an item.
 		const items = records.map((json) => ({ json }));
 		returnData.push(...ctx.helpers.constructExecutionMetaData(items, { itemData: { item: i } }));
@@ -57,8 +59,8 @@ function errorDescription(error: Error): string | undefined {
 }
 
 /** An error item for the success output (Continue (regular output)). */
-function errorItemJson(error: Error, keep: IDataObject): IDataObject {
-	const json: IDataObject = { error: error.message, ...keep };
+function errorItemJson(error: Error, keptInput: IDataObject): IDataObject {
+	const json: IDataObject = { error: error.message, ...keptInput };
 	const description = errorDescription(error);
 	if (description !== undefined) json.errorDescription = description;
 	return json;

@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import type { IExecuteData, IExecuteFunctions } from 'n8n-workflow';
 
-import type { SendKind } from './types';
+import type { Operation } from './types';
 
 /*
  * With the node setting Retry On Fail, n8n runs the whole node again when it throws or, under Continue
@@ -20,7 +20,7 @@ import type { SendKind } from './types';
 const runs = new WeakMap<IExecuteData, Map<string, unknown>>();
 
 /** Sends a unit of work (an item's request, a batch), or takes the answer an earlier try of this run got. */
-export type SendOnce = <Answer>(unit: string, content: unknown, send: () => Promise<Answer>) => Promise<Answer>;
+type SendOnce = <Answer>(unit: string, content: unknown, send: () => Promise<Answer>) => Promise<Answer>;
 
 const sendEachTime: SendOnce = async (_unit, _content, send) => await send();
 
@@ -28,11 +28,11 @@ const sendEachTime: SendOnce = async (_unit, _content, send) => await send();
  * `unit` names the work within the run (`item 3`, `batch 0`); `content` is what is sent, so a try whose
  * parameters come out differently (an expression with $now) sends again rather than take an answer that
  * belongs to other content. Without Retry On Fail, or for an operation whose sends repeat harmlessly,
- * every send goes out, as it always did.
+ * every send goes out.
  */
-export function sendOnceFor(context: IExecuteFunctions, operation: SendKind): SendOnce {
+export function sendOnceFor(context: IExecuteFunctions, operation: Pick<Operation, 'createsOnEachSend'>): SendOnce {
 	const node = context.getNode();
-	if (node.retryOnFail !== true || operation.createsOnEachSend !== true) return sendEachTime;
+	if (node.retryOnFail !== true || !operation.createsOnEachSend) return sendEachTime;
 	const run = context.getExecuteData();
 	const recorded = runs.get(run) ?? new Map<string, unknown>();
 	runs.set(run, recorded);

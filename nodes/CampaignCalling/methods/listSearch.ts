@@ -5,8 +5,8 @@ import { isPlainObject } from '../../shared/validation';
 
 /**
  * The webhook flows for Update Campaign → Webhook Flow's list, searchable by name. The listing is
- * the service's default one (workspace "default", outbound flows); the spec shows no paging, so
- * the whole listing comes in one answer and the search runs here.
+ * the service's default one (workspace "default", outbound flows). docs/service-interface.md shows no
+ * paging, so the whole listing comes in one answer and the search runs here.
  */
 export async function searchWebhookFlows(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const flows = await listWebhookFlows.call(

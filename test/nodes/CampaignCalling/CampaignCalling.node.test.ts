@@ -5,6 +5,7 @@ import { CampaignCalling } from '../../../nodes/CampaignCalling/CampaignCalling.
 import { nodeTypesFor, runActionNodeExpectingError } from '../../helpers/n8nContext.ts';
 import { addContact, createIntegration, getCampaign, getContact } from '../../helpers/actionParameters.ts';
 import { DEMO, useSimulator, withoutRetries } from '../../helpers/kit.ts';
+import { describeBadInputs } from '../../helpers/badInputs.ts';
 
 const { description } = new CampaignCalling();
 
@@ -86,7 +87,7 @@ describe('Campaign Calling node description (the contract\'s stored names)', () 
 		expect(parametersOf(resource, operation).sort()).toEqual([...names, 'requestOptions'].sort());
 	});
 
-	it('Add Contacts has the three input modes, fields by default, and metadata and batch size', () => {
+	it('Add to Campaign has the three input modes, fields by default, and metadata and batch size', () => {
 		const inputMode = property('contact', 'addToCampaign', 'inputMode');
 		expect(inputMode.default).toBe('fields');
 		expect(valuesOf(inputMode.options)).toEqual(['fields', 'autoMap', 'json']);
@@ -232,4 +233,32 @@ describe('each operation\'s errors', () => {
 		const error = await runActionNodeExpectingError({ credentials: sim.credentials('not-a-key-of-the-service'), parameters: withoutRetries(parameters) });
 		expect(error.message.startsWith(`${name} failed: `)).toBe(true);
 	});
+});
+
+
+describe('the credential\'s Base URL refused before any request', () => {
+	const sim = useSimulator();
+	describeBadInputs(sim, [
+		{
+			name: 'Credential: Base URL without a scheme',
+			parameters: { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId },
+			credentials: (url) => ({ baseUrl: url.replace(/^http:\/\//, ''), apiKey: DEMO.apiKey }),
+			item: 0,
+			message: /^Get Campaign failed: The credential's Base URL "127\.0\.0\.1:\d+" is not a web address/,
+		},
+		{
+			name: 'Credential: Base URL with an ftp scheme',
+			parameters: { resource: 'contact', operation: 'get', contactId: DEMO.completedContactId },
+			credentials: () => ({ baseUrl: 'ftp://api.example.com', apiKey: DEMO.apiKey }),
+			item: 0,
+			message: /^Get Contact failed: The credential's Base URL "ftp:\/\/api.example.com" is not a web address/,
+		},
+		{
+			name: 'Credential: empty Base URL',
+			parameters: addContact({}),
+			credentials: () => ({ baseUrl: '', apiKey: DEMO.apiKey }),
+			item: 0,
+			message: /^Add to Campaign failed: The credential's Base URL "" is not a web address/,
+		},
+	]);
 });

@@ -1,45 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { InvalidInputError } from '../../../nodes/shared/validation';
-import {
-	DEFAULT_DELIVERY_RETRY_LIMIT,
-	DEFAULT_DELIVERY_TIMEOUT,
-	deliveryProperties,
-	headersFromList,
-	readDeliverySettings,
-} from '../../../nodes/shared/moduleSettings';
+import { deliveryProperties, readDeliverySettings } from '../../../nodes/shared/moduleSettings';
 import { executeContextFor } from '../../helpers/n8nContext.ts';
-
-describe('headersFromList', () => {
-	it('turns the name/value list into one object, keeping the names as typed', () => {
-		expect(
-			headersFromList({
-				header: [
-					{ name: ' X-Api-Key ', value: 'abc' },
-					{ name: 'X-Count', value: 3 },
-					{ name: 'X-Empty', value: null },
-					{ name: 'X-Missing' },
-				],
-			}),
-		).toEqual({ 'X-Api-Key': 'abc', 'X-Count': '3', 'X-Empty': '', 'X-Missing': '' });
-	});
-
-	it('gives {} for no headers', () => {
-		expect(headersFromList(undefined)).toEqual({});
-		expect(headersFromList({})).toEqual({});
-		expect(headersFromList({ header: [] })).toEqual({});
-	});
-
-	it.each([
-		[[{ name: 'A', value: '1' }, { name: 'a', value: '2' }], 'Options → Headers names the header "a" twice'],
-		[[{ name: '', value: '1' }], 'Options → Headers has a header without a name'],
-		[[{ value: '1' }], 'Options → Headers has a header without a name'],
-		[[{ name: 'Bad:Name', value: '1' }], 'Options → Headers has an invalid header name "Bad:Name"'],
-	])('refuses %j', (header, message) => {
-		expect(() => headersFromList({ header })).toThrow(new InvalidInputError('Options → Headers', message.replace('Options → Headers ', '')));
-		expect(() => headersFromList({ header })).toThrow(message);
-	});
-});
 
 describe('deliveryProperties', () => {
 	const [url, options] = deliveryProperties('where to send');
@@ -87,10 +50,10 @@ describe('deliveryProperties', () => {
 	// The same bounds as readDeliverySettings' checks, so the editor refuses what the node would.
 	it('bounds Retry Limit to 0-100 and Timeout to 1-3600, with the defaults sent when they are not set', () => {
 		expect(option('retryLimit')).toEqual(
-			expect.objectContaining({ type: 'number', typeOptions: { minValue: 0, maxValue: 100 }, default: DEFAULT_DELIVERY_RETRY_LIMIT }),
+			expect.objectContaining({ type: 'number', typeOptions: { minValue: 0, maxValue: 100 }, default: 3 }),
 		);
 		expect(option('timeout')).toEqual(
-			expect.objectContaining({ type: 'number', typeOptions: { minValue: 1, maxValue: 3600 }, default: DEFAULT_DELIVERY_TIMEOUT }),
+			expect.objectContaining({ type: 'number', typeOptions: { minValue: 1, maxValue: 3600 }, default: 30 }),
 		);
 	});
 
@@ -127,5 +90,35 @@ describe('readDeliverySettings', () => {
 
 	it('refuses another method', () => {
 		expect(() => settingsWith({ method: 'TRACE' })).toThrow('Options → Method must be GET, POST, PUT, PATCH or DELETE, got "TRACE"');
+	});
+
+	it('turns the Headers list into one object, keeping the names as typed', () => {
+		const header = [
+			{ name: ' X-Api-Key ', value: 'abc' },
+			{ name: 'X-Count', value: 3 },
+			{ name: 'X-Empty', value: null },
+			{ name: 'X-Missing' },
+		];
+		expect(settingsWith({ headers: { header } }).headers).toEqual({ 'X-Api-Key': 'abc', 'X-Count': '3', 'X-Empty': '', 'X-Missing': '' });
+	});
+
+	it('gives {} for no headers', () => {
+		expect(settingsWith({}).headers).toEqual({});
+		expect(settingsWith({ headers: {} }).headers).toEqual({});
+		expect(settingsWith({ headers: { header: [] } }).headers).toEqual({});
+	});
+
+	it('sends Timeout 30 and Retry Limit 3 when they are not set', () => {
+		expect(settingsWith({})).toEqual(expect.objectContaining({ timeout: 30, retryLimit: 3 }));
+	});
+
+	it.each([
+		[[{ name: 'A', value: '1' }, { name: 'a', value: '2' }], 'Options → Headers names the header "a" twice'],
+		[[{ name: '', value: '1' }], 'Options → Headers has a header without a name'],
+		[[{ value: '1' }], 'Options → Headers has a header without a name'],
+		[[{ name: 'Bad:Name', value: '1' }], 'Options → Headers has an invalid header name "Bad:Name"'],
+	])('refuses the headers %j', (header, message) => {
+		expect(() => settingsWith({ headers: { header } })).toThrow(new InvalidInputError('Options → Headers', message.replace('Options → Headers ', '')));
+		expect(() => settingsWith({ headers: { header } })).toThrow(message);
 	});
 });

@@ -1,6 +1,6 @@
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { getCampaign } from '../../../shared/service';
+import { serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
 import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
 import { requireUuid } from '../../../shared/validation';
@@ -22,10 +22,14 @@ export const SIMPLIFIED_CAMPAIGN_FIELDS = [
 
 const LEADING_FIELDS = ['id', 'name', 'status'] as const;
 
-export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['get'] } }, [campaignIdProperty, simplifyProperty(SIMPLIFIED_CAMPAIGN_FIELDS)]);
-
 export const operation: PerItemOperation<{ campaignId: string; simplify: boolean }> = {
 	kind: 'perItem',
+	value: 'get',
+	title: 'Get Campaign',
+	name: 'Get',
+	description: 'Get a campaign with its calling rules',
+	properties: [campaignIdProperty, simplifyProperty(SIMPLIFIED_CAMPAIGN_FIELDS)],
+	createsOnEachSend: false,
 
 	prepare(itemIndex) {
 		return {
@@ -35,7 +39,13 @@ export const operation: PerItemOperation<{ campaignId: string; simplify: boolean
 	},
 
 	async send({ campaignId, simplify }, call) {
-		const campaign = await getCampaign.call(this, campaignId, call);
+		const campaign = (await serviceRequest.call(this, {
+			...call,
+			method: 'GET',
+			path: `/v1/campaigns/by-id/${encodeURIComponent(campaignId)}`,
+			answer: { data: 'record', names: 'a campaign record' },
+			errorHint: 'Check that the Campaign ID exists and belongs to the company of the credential\'s API key.',
+		})) as IDataObject;
 		return shapeRecord(campaign, {
 			simplify,
 			keptFields: SIMPLIFIED_CAMPAIGN_FIELDS,

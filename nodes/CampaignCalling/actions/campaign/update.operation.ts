@@ -1,7 +1,6 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
-import { updateCampaign } from '../../../shared/service';
+import { serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
 import {
 	InvalidInputError,
@@ -37,8 +36,6 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['campaign'], operation: ['update'] } }, properties);
-
 function convert(field: UpdateField, value: unknown): unknown {
 	const label = `Update Fields → ${field.displayName}`;
 	switch (field.kind) {
@@ -67,6 +64,12 @@ interface PreparedUpdate {
 
 export const operation: PerItemOperation<PreparedUpdate> = {
 	kind: 'perItem',
+	value: 'update',
+	title: 'Update Campaign',
+	name: 'Update',
+	description: 'Change a campaign\'s calling rules, schedule or status',
+	properties,
+	createsOnEachSend: false,
 
 	prepare(itemIndex) {
 		const campaignId = requireUuid(this.getNodeParameter('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
@@ -93,8 +96,17 @@ export const operation: PerItemOperation<PreparedUpdate> = {
 	},
 
 	async send({ campaignId, body }, call) {
-		const answer = await updateCampaign.call(this, campaignId, body, call);
-		// The spec does not show this answer's body, so it is handed on as it came.
+		// Only the fields in `body` are sent. docs/service-interface.md shows no answer body, so it is
+		// handed on as it came.
+		const answer = await serviceRequest.call(this, {
+			...call,
+			method: 'POST',
+			path: `/v1/campaigns/update/${encodeURIComponent(campaignId)}`,
+			body,
+			answer: 'passThrough',
+			errorHint: 'Check the Campaign ID and the values of the fields you update.',
+			checkBeforeRepeating: 'Read the campaign with Get Campaign to see whether the change was applied before you repeat it.',
+		});
 		return isPlainObject(answer) ? answer : { campaignId, response: answer as IDataObject[string] };
 	},
 };

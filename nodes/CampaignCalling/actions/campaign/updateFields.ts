@@ -13,7 +13,7 @@ type FieldSection = 'who' | 'agent' | 'when' | 'retries' | 'phoneNumbers' | 'web
 export interface UpdateField {
 	/** The parameter name inside `updateFields` (contract). */
 	name: string;
-	/** The update body's field (spec, "Update a campaign"). */
+	/** The update body's field (docs/service-interface.md, "Endpoints the package calls"). */
 	serviceName: string;
 	section: FieldSection;
 	/** Kept short: n8n cuts a collection field's label at about 22 characters. */

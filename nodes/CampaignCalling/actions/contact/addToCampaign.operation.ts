@@ -1,16 +1,15 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { ContactInput } from '../../../shared/service';
-import { addContacts } from '../../../shared/service';
-import type { BatchedOperation, BatchShare } from '../types';
+import { serviceRequest } from '../../../shared/transport';
+import type { BatchedOperation, ItemUnits } from '../types';
 import { InvalidInputError, requireIntegerInRange, requireOneOf, requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from '../campaign/fields';
+import type { ContactInput } from './contactInput';
 import { INPUT_MODES, readContacts, readMappedContact } from './contactInput';
 import { readItemParameters } from '../shared/parameters';
 
-export const DEFAULT_BATCH_SIZE = 100;
-export const MAX_BATCH_SIZE = 1000;
+const DEFAULT_BATCH_SIZE = 100;
+const MAX_BATCH_SIZE = 1000;
 const MAX_PARALLEL_REQUESTS = 5;
 
 const properties: INodeProperties[] = [
@@ -150,13 +149,16 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['contact'], operation: ['addToCampaign'] } }, properties);
-
 export const operation: BatchedOperation<ContactInput> = {
 	kind: 'batched',
+	value: 'addToCampaign',
+	title: 'Add to Campaign',
+	name: 'Add to Campaign',
+	description: 'Add contacts to a calling campaign, in batches',
+	properties,
 	createsOnEachSend: true,
 
-	prepare(itemIndex): BatchShare<ContactInput> {
+	prepare(itemIndex): ItemUnits<ContactInput> {
 		// Read as the mapped fields are: this runs for every item of a large list.
 		const mode = requireOneOf(readItemParameters(this, itemIndex, ['inputMode'], ['fields'])[0], 'Input Mode', INPUT_MODES);
 		if (mode === 'fields') return readMappedContact(this, itemIndex);
@@ -188,32 +190,43 @@ export const operation: BatchedOperation<ContactInput> = {
 	},
 
 	async sendBatch(campaignId, contacts, call) {
-		const data = await addContacts.call(this, campaignId, contacts, call);
-		// The spec does not show `data`: an array with one entry per contact is matched to them;
-		// anything else is the whole batch's answer.
+		const data = await serviceRequest.call(this, {
+			...call,
+			method: 'POST',
+			path: `/compaign/v1/contacts/addToCampaign/${encodeURIComponent(campaignId)}`,
+			body: contacts,
+			answer: 'envelope',
+			errorHint:
+				'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
+			// The service lists no contacts, so the user checks what they can.
+			checkBeforeRepeating:
+				'Check whether these contacts were added (Get Contact for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.',
+		});
+		// docs/service-interface.md does not show `data`: an array with one entry per contact is matched
+		// to them; anything else is the whole batch's answer.
 		const perContact = Array.isArray(data) && data.length === contacts.length;
 		return contacts.map((_, index) => ({
 			data: (perContact ? (data as unknown[])[index] : data) as IDataObject,
 		}));
 	},
 
-	itemOutput(share, answers, batchNumbers) {
-		const output: IDataObject = { campaignId: share.batchKey };
-		if (share.units.length === 1) {
-			output.contact = share.units[0];
+	itemOutput(item, answers, batchNumbers) {
+		const output: IDataObject = { campaignId: item.batchKey };
+		if (item.units.length === 1) {
+			output.contact = item.units[0];
 			output.result = answers[0].data;
 		} else {
-			output.contacts = share.units;
+			output.contacts = item.units;
 			output.results = answers.map((answer) => answer.data);
 		}
-		output.added = share.units.length;
+		output.added = item.units.length;
 		output.batch = batchNumbers.length === 1 ? batchNumbers[0] : batchNumbers;
 		return output;
 	},
 
-	failedItemOutput(share) {
-		return share.units.length === 1
-			? { campaignId: share.batchKey, contact: share.units[0] }
-			: { campaignId: share.batchKey, contacts: share.units };
+	failedItemOutput(item) {
+		return item.units.length === 1
+			? { campaignId: item.batchKey, contact: item.units[0] }
+			: { campaignId: item.batchKey, contacts: item.units };
 	},
 };

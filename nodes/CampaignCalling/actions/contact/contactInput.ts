@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { ContactInput } from '../../../shared/service';
-import type { BatchShare } from '../types';
+import type { ItemUnits } from '../types';
 import { readItemParameters } from '../shared/parameters';
 import {
 	InvalidInputError,
@@ -23,7 +22,15 @@ import { campaignIdHint } from '../campaign/fields';
 
 export const INPUT_MODES = ['fields', 'autoMap', 'json'] as const;
 
-export type InputMode = (typeof INPUT_MODES)[number];
+type InputMode = (typeof INPUT_MODES)[number];
+
+/** A contact in the service's own input shape (docs/service-interface.md, "Endpoints the package calls"). */
+export interface ContactInput extends IDataObject {
+	firstname: string;
+	lastname: string;
+	phone_number: string;
+	metadata?: IDataObject;
+}
 
 /** Field spellings accepted in Auto-Map mode, in order of preference. */
 const AUTO_MAP_SPELLINGS: Record<'firstname' | 'lastname' | 'phone_number', string[]> = {
@@ -80,7 +87,7 @@ export function readContacts(context: IExecuteFunctions, itemIndex: number, mode
 }
 
 /** Map Each Field: the item's parameters read in one pass, so their expressions are evaluated together. */
-export function readMappedContact(context: IExecuteFunctions, itemIndex: number): BatchShare<ContactInput> {
+export function readMappedContact(context: IExecuteFunctions, itemIndex: number): ItemUnits<ContactInput> {
 	const [campaignId, firstname, lastname, phoneNumber, metadata] = readItemParameters(
 		context,
 		itemIndex,

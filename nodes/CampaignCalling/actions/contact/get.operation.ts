@@ -1,13 +1,12 @@
-import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { getContact } from '../../../shared/service';
+import { serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
 import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
 import { requireUuid } from '../../../shared/validation';
 
 /** What Simplify keeps of a contact: who it is, where it stands, and the outcome of its last call. */
-export const SIMPLIFIED_CONTACT_FIELDS = [
+const SIMPLIFIED_CONTACT_FIELDS = [
 	'id',
 	'firstname',
 	'lastname',
@@ -39,10 +38,14 @@ const properties: INodeProperties[] = [
 	simplifyProperty(SIMPLIFIED_CONTACT_FIELDS),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['contact'], operation: ['get'] } }, properties);
-
 export const operation: PerItemOperation<{ contactId: string; simplify: boolean }> = {
 	kind: 'perItem',
+	value: 'get',
+	title: 'Get Contact',
+	name: 'Get',
+	description: 'Get a contact with the outcome of its last call',
+	properties,
+	createsOnEachSend: false,
 
 	prepare(itemIndex) {
 		return {
@@ -52,7 +55,13 @@ export const operation: PerItemOperation<{ contactId: string; simplify: boolean 
 	},
 
 	async send({ contactId, simplify }, call) {
-		const contact = await getContact.call(this, contactId, call);
+		const contact = (await serviceRequest.call(this, {
+			...call,
+			method: 'GET',
+			path: `/contacts/${encodeURIComponent(contactId)}`,
+			answer: { data: 'record', names: 'a contact record' },
+			errorHint: 'The service gives this answer when the contact does not exist or belongs to another company. Check the Contact ID.',
+		})) as IDataObject;
 		return shapeRecord(contact, {
 			simplify,
 			keptFields: SIMPLIFIED_CONTACT_FIELDS,

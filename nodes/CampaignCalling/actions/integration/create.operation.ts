@@ -1,11 +1,10 @@
-import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { createIntegrationModule } from '../../../shared/service';
+import { serviceRequest } from '../../../shared/transport';
 import { INTEGRATION_TYPES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
 import type { DeliverySettings } from '../../../shared/moduleSettings';
-import { deliveryProperties, readDeliverySettings } from '../../../shared/moduleSettings';
+import { CHECK_CREATED_MODULE, deliveryProperties, deliverySettingsBody, readDeliverySettings } from '../../../shared/moduleSettings';
 import { requireOneOf } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
@@ -21,8 +20,6 @@ const properties: INodeProperties[] = [
 	...deliveryProperties('The address the service sends campaign data to, starting with https:// or http://'),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['integration'], operation: ['create'] } }, properties);
-
 interface PreparedIntegration {
 	type: string;
 	settings: DeliverySettings;
@@ -32,6 +29,11 @@ const integrationTypeValues = INTEGRATION_TYPES.map((option) => String(option.va
 
 export const operation: PerItemOperation<PreparedIntegration> = {
 	kind: 'perItem',
+	value: 'create',
+	title: 'Create Integration',
+	name: 'Create',
+	description: 'Connect campaigns to an outside system such as a CRM or Slack',
+	properties,
 	createsOnEachSend: true,
 
 	prepare(itemIndex) {
@@ -40,6 +42,13 @@ export const operation: PerItemOperation<PreparedIntegration> = {
 	},
 
 	async send({ type, settings }, call) {
-		return await createIntegrationModule.call(this, type, settings, call);
+		return (await serviceRequest.call(this, {
+			...call,
+			method: 'POST',
+			path: '/v1/modules/integration',
+			body: { type, settings: deliverySettingsBody(settings, 'webhook_method') },
+			answer: 'record',
+			checkBeforeRepeating: CHECK_CREATED_MODULE,
+		})) as IDataObject;
 	},
 };

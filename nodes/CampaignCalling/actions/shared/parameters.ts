@@ -1,9 +1,11 @@
-import type { IDataObject, IExecuteFunctions, NodeParameterValueType } from 'n8n-workflow';
+import type { IExecuteFunctions, NodeParameterValueType } from 'n8n-workflow';
+
+import { valueAtPath } from '../../../shared/valueAtPath';
 
 /**
  * Several parameters of one item, in the order named, at a fraction of n8n's expression cost (one
  * round trip into its expression sandbox per expression per item). Only Add to Campaign uses it: it
- * runs for thousands of items, and bench/RESULTS.md ("Issue 31.7") shows what each part earns there.
+ * runs for thousands of items (docs/performance.md gives the figures).
  * - A parameter without an expression is its own value, and an absent one the fallback: what n8n
  *   returns for them, since none of Add to Campaign's parameters has a `validateType` for n8n to
  *   check them against. n8n's own read costs tens of microseconds per parameter per item.
@@ -29,7 +31,7 @@ export function readItemParameters(context: IExecuteFunctions, itemIndex: number
 		}
 		if (typeof raw !== 'string') return;
 		const path = parseJsonReference(raw);
-		const fromItem = path ? readPath(item, path) : undefined;
+		const fromItem = path ? valueAtPath(item, path) : undefined;
 		if (isPlainValue(fromItem)) {
 			values[index] = fromItem;
 			resolved[index] = true;
@@ -77,17 +79,6 @@ function expressionBody(raw: string): string | null {
 	return match[1];
 }
 
-function readPath(json: IDataObject | undefined, path: string[]): unknown {
-	let current: unknown = json;
-	for (const key of path) {
-		if (current === null || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, key)) {
-			return undefined;
-		}
-		current = (current as Record<string, unknown>)[key];
-	}
-	return current;
-}
-
 /** Text, a number or a boolean: values n8n hands back from an expression unchanged. */
 function isPlainValue(value: unknown): value is string | number | boolean {
 	return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
@@ -100,7 +91,7 @@ const SEGMENT = new RegExp(`^(?:\\.(${IDENTIFIER})|\\[\\s*(?:'([^'\\\\]*)'|"([^"
  * The keys of `={{ $json.a.b }}` / `={{ $json["a b"] }}`, or null for any other expression.
  * Only plain keys qualify: no calls, no numeric indexes, no prototype tricks.
  */
-export function parseJsonReference(raw: string): string[] | null {
+function parseJsonReference(raw: string): string[] | null {
 	const match = /^=\{\{\s*\$json((?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[\s*(?:'[^'\\]*'|"[^"\\]*")\s*\])+)\s*\}\}$/.exec(raw);
 	if (!match) return null;
 	const keys: string[] = [];

@@ -35,7 +35,11 @@ export const requestOptionsProperty: INodeProperties = {
 	],
 };
 
-export function readRequestTuning(context: IExecuteFunctions): RequestTuning {
+/** How hard each request of a run tries: retries and timeout, as the transport takes them. */
+export type RequestOptions = RequestTuning;
+
+/** Request Options, read once per run; a bad value refuses the whole run. */
+export function readRequestOptions(context: IExecuteFunctions): RequestOptions {
 	const options = context.getNodeParameter('requestOptions', 0, {}) as IDataObject;
 	const maxRetries =
 		options.maxRetries === undefined

@@ -1,5 +1,4 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { listWebhookFlows } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
@@ -7,7 +6,7 @@ import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify'
 import { InvalidInputError, requireIntegerInRange } from '../../../shared/validation';
 
 /** What Simplify keeps of a flow: what it is and its state, without the nested executions, steps and variables. */
-export const SIMPLIFIED_FLOW_FIELDS = [
+const SIMPLIFIED_FLOW_FIELDS = [
 	'id',
 	'name',
 	'status',
@@ -49,8 +48,6 @@ const properties: INodeProperties[] = [
 	simplifyProperty(SIMPLIFIED_FLOW_FIELDS),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['webhookFlow'], operation: ['getAll'] } }, properties);
-
 interface PreparedListing {
 	workspaceId: string;
 	limit: number | undefined;
@@ -59,6 +56,12 @@ interface PreparedListing {
 
 export const operation: PerItemOperation<PreparedListing> = {
 	kind: 'perItem',
+	value: 'getAll',
+	title: 'Get Many Webhook Flows',
+	name: 'Get Many',
+	description: 'List the outbound webhook flows of a workspace',
+	properties,
+	createsOnEachSend: false,
 
 	prepare(itemIndex) {
 		const workspaceId = String(this.getNodeParameter('workspaceId', itemIndex, 'default') ?? '').trim();
@@ -74,7 +77,8 @@ export const operation: PerItemOperation<PreparedListing> = {
 
 	async send({ workspaceId, limit, simplify }, call) {
 		const flows = await listWebhookFlows.call(this, { workspaceId }, call);
-		// The spec shows no paging: the service returns the whole listing and Limit trims it here.
+		// docs/service-interface.md shows no paging: the service returns the whole listing, and Limit
+		// trims it here.
 		const kept = limit === undefined ? flows : flows.slice(0, limit);
 		return kept.map((flow) =>
 			shapeRecord(flow, { simplify, keptFields: SIMPLIFIED_FLOW_FIELDS, leadingFields: LEADING_FIELDS }),

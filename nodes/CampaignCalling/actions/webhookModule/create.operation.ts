@@ -1,5 +1,4 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { createWebhookModule } from '../../../shared/service';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../../shared/vocabulary';
@@ -23,8 +22,6 @@ const properties: INodeProperties[] = [
 	),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['webhookModule'], operation: ['create'] } }, properties);
-
 interface PreparedWebhookModule {
 	eventType: string;
 	settings: DeliverySettings;
@@ -32,6 +29,11 @@ interface PreparedWebhookModule {
 
 export const operation: PerItemOperation<PreparedWebhookModule> = {
 	kind: 'perItem',
+	value: 'create',
+	title: 'Create Webhook Module',
+	name: 'Create',
+	description: 'Have the service send one type of event to a URL',
+	properties,
 	createsOnEachSend: true,
 
 	prepare(itemIndex) {

@@ -101,7 +101,7 @@ describe('router: per-item operations', () => {
 	});
 });
 
-describe('router: batched operation (Add Contacts)', () => {
+describe('router: batched operation (Add to Campaign)', () => {
 	it('sends 250 items at batch size 100 in exactly 3 requests', async () => {
 		const output = await runActionNode({ credentials: sim.credentials(), items: leads(250), parameters: addContacts({ options: { batchSize: 100 } }) });
 		expect(sim.requests().map((request) => (request.body as unknown[]).length)).toEqual([100, 100, 50]);
@@ -248,18 +248,51 @@ describe('router: batched operation (Add Contacts)', () => {
 	});
 
 	describe('Requests in Parallel', () => {
-		/** Holds every request a short while, so batches sent together overlap; counts the most in flight. */
+		/**
+		 * Holds every request until no new one has come for a number of event-loop turns (the node has
+		 * sent all it will before an answer comes back), then answers the held ones; counts the most in
+		 * flight. Turns of the event loop, not time, so a slow machine only makes it slower.
+		 */
 		async function countingServer() {
 			let inFlight = 0;
 			let maxInFlight = 0;
+			let arrivals = 0;
+			let held: Array<() => void> = [];
+			const quietTurns = async () => {
+				for (let seen = arrivals, turns = 0; turns < 50; turns++) {
+					await new Promise((resolve) => setImmediate(resolve));
+					if (arrivals !== seen) return false;
+				}
+				return true;
+			};
 			const server = await startScriptedServer(async (request, response) => {
 				inFlight++;
+				arrivals++;
 				maxInFlight = Math.max(maxInFlight, inFlight);
-				await new Promise((resolve) => setTimeout(resolve, 80));
+				await new Promise<void>((release) => held.push(release));
 				inFlight--;
 				sendJson(response, 200, { status: 'ok', message: 'ok', data: request.body });
 			});
-			return { server, maxInFlight: () => maxInFlight };
+			const releaseWhenQuiet = async (): Promise<void> => {
+				while (!closed) {
+					if ((await quietTurns()) && held.length > 0) {
+						const releasing = held;
+						held = [];
+						for (const release of releasing) release();
+					}
+				}
+			};
+			let closed = false;
+			const releasing = releaseWhenQuiet();
+			return {
+				server,
+				maxInFlight: () => maxInFlight,
+				close: async () => {
+					closed = true;
+					await releasing;
+					await server.close();
+				},
+			};
 		}
 
 		it.each([
@@ -267,7 +300,7 @@ describe('router: batched operation (Add Contacts)', () => {
 			[3, 3],
 			[5, 5],
 		])('with %i, keeps at most %i batches in flight', async (parallelRequests, expected) => {
-			const { server, maxInFlight } = await countingServer();
+			const { server, maxInFlight, close } = await countingServer();
 			try {
 				const output = await runActionNode({
 					credentials: { baseUrl: server.url, apiKey: DEMO.apiKey },
@@ -282,7 +315,7 @@ describe('router: batched operation (Add Contacts)', () => {
 					leads(12).map((item) => item.json.first),
 				);
 			} finally {
-				await server.close();
+				await close();
 			}
 		});
 
@@ -359,7 +392,7 @@ describe('router: error items by On Error mode', () => {
 		expect(output.map(goesToErrorOutput)).toEqual([false, false, false]);
 	});
 
-	it('Continue (using error output): a refused Add Contacts batch fails exactly its items, each with the reason and what to check', async () => {
+	it('Continue (using error output): a refused Add to Campaign batch fails exactly its items, each with the reason and what to check', async () => {
 		const items = leads(25);
 		// Five digits pass the node's check but not the service's: the second batch of 10 is refused whole.
 		items[12].json.phone = '+12345';

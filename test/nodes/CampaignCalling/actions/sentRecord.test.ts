@@ -3,11 +3,10 @@ import { runInNewContext } from 'vm';
 import type { IExecuteData, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { sendOnceFor } from '../../../../nodes/CampaignCalling/actions/sentRecord';
-import type { SendKind } from '../../../../nodes/CampaignCalling/actions/types';
 
 /** Operations as the router hands them: one whose every send creates something, and one whose sends repeat harmlessly. */
-const CREATES: SendKind = { createsOnEachSend: true };
-const READS: SendKind = {};
+const CREATES = { createsOnEachSend: true };
+const READS = { createsOnEachSend: false };
 
 /** A run of the node as n8n identifies it to each try: its execute data object. */
 function newRun(): IExecuteData {

@@ -1,6 +1,7 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { SIMPLIFIED_CAMPAIGN_FIELDS } from '../../../../../nodes/CampaignCalling/actions/campaign/get.operation';
 import { DEMO, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
+import { describeBadInputs, UUID_MESSAGE } from '../../../../helpers/badInputs.ts';
 
 const sim = useSimulator();
 
@@ -76,3 +77,8 @@ describe('Campaign → Get, Simplify', () => {
 		expect(Object.keys(item.json).sort()).toEqual(Object.keys(record()).sort());
 	});
 });
+
+describeBadInputs(sim, [
+	{ name: 'Get Campaign: Campaign ID with a trailing character', parameters: { resource: 'campaign', operation: 'get', campaignId: `${DEMO.campaignId}x` }, item: 0, message: new RegExp(`^Campaign ID ${UUID_MESSAGE}`) },
+	{ name: 'Get Campaign: Campaign ID without dashes', parameters: { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId.replace(/-/g, '') }, item: 0, message: new RegExp(`^Campaign ID ${UUID_MESSAGE}`) },
+]);

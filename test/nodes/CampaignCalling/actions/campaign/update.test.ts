@@ -5,6 +5,7 @@ import { UPDATE_FIELDS } from '../../../../../nodes/CampaignCalling/actions/camp
 import { searchWebhookFlows } from '../../../../../nodes/CampaignCalling/methods/listSearch';
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
+import { describeBadInputs, itemsWith, UUID_MESSAGE } from '../../../../helpers/badInputs.ts';
 
 const sim = useSimulator();
 const inboundId = 'b0000000-0000-4000-8000-0000000000a1';
@@ -249,4 +250,41 @@ describe('Update Fields in the editor', () => {
 		// The list's search method is the node's, under the name the mode names.
 		expect(new CampaignCalling().methods.listSearch).toEqual({ searchWebhookFlows });
 	});
+});
+
+describeBadInputs(sim, [
+	{ name: 'Update Campaign: malformed Campaign ID', parameters: update({ status: 'paused' }, '42'), item: 0, message: new RegExp(`^Campaign ID ${UUID_MESSAGE}, got "42"`) },
+	{ name: 'Update Campaign: empty update', parameters: update({}), item: 0, message: /^Update Fields is empty: nothing to update/ },
+	{ name: 'Update Campaign: Days of Week "1,two"', parameters: update({ daysOfWeek: '1,two' }), item: 0, message: /^Update Fields → Days of Week must hold only whole numbers, got "two"/ },
+	{ name: 'Update Campaign: Days of Week with an empty entry', parameters: update({ daysOfWeek: '1,,3' }), item: 0, message: /^Update Fields → Days of Week must hold only whole numbers, got ""/ },
+	{ name: 'Update Campaign: Days of Week as a broken JSON array', parameters: update({ daysOfWeek: '[1, 2' }), item: 0, message: /^Update Fields → Days of Week is not a valid JSON array/ },
+	{ name: 'Update Campaign: Retry Delay with a fraction', parameters: update({ retryDelay: '1.5' }), item: 0, message: /^Update Fields → Retry Delays must hold only whole numbers, got "1.5"/ },
+	{
+		name: 'Update Campaign: Number of Call Attempts array with text, item 1',
+		parameters: update({ numberOfCallAttempts: '={{ $json.v }}' }),
+		items: itemsWith([1, 2], [1, 'x'], 1),
+		item: 1,
+		message: /^Update Fields → Call Attempts must hold only whole numbers, got "x"/,
+	},
+	{ name: 'Update Campaign: Contacts List Tags with an empty entry', parameters: update({ contactsListTags: 'a,,b' }), item: 0, message: /^Update Fields → Contact Tags must hold only non-empty texts/ },
+	{ name: 'Update Campaign: broken JSON in Contacts List Source Metadata', parameters: update({ contactsListSourceMetadata: '{"form": ' }), item: 0, message: /^Update Fields → Source Metadata is not valid JSON/ },
+	{ name: 'Update Campaign: Webhook Mapping Variables an array', parameters: update({ webhookMappingVariables: '[1]' }), item: 0, message: /^Update Fields → Webhook Variables must be a JSON object, got an array/ },
+	{ name: 'Update Campaign: broken JSON in Agent Variables mapping', parameters: update({ agentVariablesContactMetadataMapping: 'name=first' }), item: 0, message: /^Update Fields → Agent Variable Map is not valid JSON/ },
+	{ name: 'Update Campaign: malformed Inbound Phone Number ID', parameters: update({ inboundPhoneNumberId: '+14155550100' }), item: 0, message: new RegExp(`^Update Fields → Inbound Number ID ${UUID_MESSAGE}`) },
+	{ name: 'Update Campaign: malformed Outbound Phone Number ID', parameters: update({ outboundPhoneNumberId: 'b0000000-0000-4000-8000' }), item: 0, message: new RegExp(`^Update Fields → Outbound Number ID ${UUID_MESSAGE}`) },
+	{ name: 'Update Campaign: empty Webhook ID', parameters: update({ webhookId: '' }), item: 0, message: /^Update Fields → Webhook Flow is empty/ },
+	{ name: 'Update Campaign: empty Name', parameters: update({ name: '  ' }), item: 0, message: /^Update Fields → Name is empty/ },
+	{
+		name: 'Update Campaign: Status an object from an expression',
+		parameters: update({ status: '={{ $json.v }}' }),
+		items: [{ json: { v: { state: 'on' } } }],
+		item: 0,
+		message: /^Update Fields → Status must be text/,
+	},
+]);
+
+it('Update Campaign: after an answer that may follow a carried-out write, tells the user to read the campaign first', async () => {
+	sim.simulator.injectFault({ kind: 'http-500', times: 5 });
+	const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: update({ name: 'Renamed' }) });
+	expect(error.description).toContain('Read the campaign with Get Campaign to see whether the change was applied before you repeat it.');
 });

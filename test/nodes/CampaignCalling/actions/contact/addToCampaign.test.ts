@@ -1,6 +1,7 @@
 import { runActionNode, runActionNodeExpectingError, triesOf } from '../../../../helpers/n8nContext.ts';
-import { addMappedLeads, leadFields } from '../../../../helpers/actionParameters.ts';
+import { addContact, addMappedLeads, leadFields } from '../../../../helpers/actionParameters.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
+import { describeBadInputs, itemsWith, UUID_MESSAGE } from '../../../../helpers/badInputs.ts';
 
 const sim = useSimulator();
 const addPath = (id: string) => `/compaign/v1/contacts/addToCampaign/${id}`;
@@ -287,7 +288,7 @@ describe('Contact → Add to Campaign, answers of the service', () => {
 		expect(sim.requests().map((request) => request.path)).toEqual([addPath(DEMO.otherCampaignId)]);
 	});
 
-	it('fails with a JWT, which the service refuses for Add Contacts', async () => {
+	it('fails with a JWT, which the service refuses for Add to Campaign', async () => {
 		const error = await runActionNodeExpectingError({
 			credentials: sim.credentials(DEMO.jwt),
 			parameters: withoutRetries({ ...fieldsMode, firstName: 'Ada', lastName: 'Lovelace', phoneNumber: '+14155550100' }),
@@ -409,5 +410,44 @@ describe('Contact → Add to Campaign under Retry On Fail', () => {
 		expect(outputs[1]).toEqual(outputs[0]);
 		expect(outputs[2]).toEqual(outputs[0]);
 		expect(outputs[0].map((item) => item.json.error)).toEqual([expect.stringMatching(/^Add to Campaign failed/), expect.stringMatching(/^Add to Campaign failed/)]);
+	});
+});
+
+
+describeBadInputs(sim, [
+	{ name: 'Add to Campaign: malformed Campaign ID', parameters: addContact({ campaignId: 'campaign-1' }), item: 0, message: new RegExp(`^Campaign ID ${UUID_MESSAGE}, got "campaign-1"`) },
+	{ name: 'Add to Campaign: empty Campaign ID', parameters: addContact({ campaignId: '' }), item: 0, message: /^Campaign ID is empty/ },
+	{
+		name: 'Add to Campaign: Campaign ID one character short, from an expression in item 2',
+		parameters: addContact({ campaignId: '={{ $json.v }}' }),
+		items: itemsWith(DEMO.campaignId, DEMO.campaignId.slice(0, -1), 2),
+		item: 2,
+		message: new RegExp(`^Campaign ID ${UUID_MESSAGE}`),
+	},
+	{
+		name: 'Add to Campaign: an Input Mode this version does not know (a hand-edited workflow)',
+		parameters: addContact({ inputMode: 'csv' }),
+		item: 0,
+		message: /^Input Mode must be one of fields, autoMap, json, got "csv"/,
+	},
+	{ name: 'Add to Campaign: batch size 0', parameters: addContact({ options: { batchSize: 0 } }), item: 0, message: /^Batch Size must be a whole number from 1 to 1000, got 0/, nodeWide: true },
+	{ name: 'Add to Campaign: batch size 10001', parameters: addContact({ options: { batchSize: 10001 } }), item: 0, message: /^Batch Size must be a whole number from 1 to 1000, got 10001/, nodeWide: true },
+	{ name: 'Add to Campaign: Requests in Parallel 9', parameters: addContact({ options: { parallelRequests: 9 } }), item: 0, message: /^Requests in Parallel must be a whole number from 1 to 5/, nodeWide: true },
+]);
+
+describe('Add to Campaign: what its errors tell the user to check', () => {
+	it('after an answer that may follow a carried-out write, to check the contacts before sending them again', async () => {
+		sim.simulator.injectFault({ kind: 'http-500', times: 5 });
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: addContact() });
+		expect(error.description).toContain(
+			'Check whether these contacts were added (Get Contact for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.',
+		);
+	});
+
+	it('after a refusal, the Campaign ID and the batch\'s contacts', async () => {
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials('not-a-key-of-the-service'), parameters: withoutRetries(addContact()) });
+		expect(error.description).toContain(
+			'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
+		);
 	});
 });

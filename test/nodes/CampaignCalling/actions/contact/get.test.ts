@@ -1,6 +1,6 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
-import { SIMPLIFIED_CONTACT_FIELDS } from '../../../../../nodes/CampaignCalling/actions/contact/get.operation';
 import { DEMO, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
+import { describeBadInputs, itemsWith, UUID_MESSAGE } from '../../../../helpers/badInputs.ts';
 
 const sim = useSimulator();
 
@@ -66,7 +66,7 @@ describe('Contact → Get, Simplify', () => {
 
 	it('simplifies by default: the contact, its campaign and its last call, id and names first', async () => {
 		const [item] = await runActionNode({ credentials: sim.credentials(), parameters: getContact() });
-		expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_CONTACT_FIELDS]);
+		expect(Object.keys(item.json)).toEqual(['id', 'firstname', 'lastname', 'phone_number', 'campaign_id', 'last_call_status', 'last_call_at', 'last_call_duration', 'last_call_feedback', 'metadata']);
 		expect(item.json).toEqual(expect.objectContaining({ id: DEMO.completedContactId, last_call_status: 'completed', last_call_duration: 184 }));
 	});
 
@@ -76,3 +76,15 @@ describe('Contact → Get, Simplify', () => {
 		expect(Object.keys(item.json).slice(0, 4)).toEqual(['id', 'firstname', 'lastname', 'status']);
 	});
 });
+
+describeBadInputs(sim, [
+	{ name: 'Get Contact: Contact ID one character short', parameters: { resource: 'contact', operation: 'get', contactId: DEMO.completedContactId.slice(1) }, item: 0, message: new RegExp(`^Contact ID ${UUID_MESSAGE}`) },
+	{ name: 'Get Contact: empty Contact ID', parameters: { resource: 'contact', operation: 'get', contactId: ' ' }, item: 0, message: /^Contact ID is empty/ },
+	{
+		name: 'Get Contact: Contact ID with a character outside hex, item 1',
+		parameters: { resource: 'contact', operation: 'get', contactId: '={{ $json.v }}' },
+		items: itemsWith(DEMO.completedContactId, 'g0000000-0000-4000-8000-000000000002', 1),
+		item: 1,
+		message: new RegExp(`^Contact ID ${UUID_MESSAGE}`),
+	},
+]);

@@ -1,5 +1,7 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { DEMO, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
+import { createIntegration } from '../../../../helpers/actionParameters.ts';
+import { describeBadInputs, itemsWith } from '../../../../helpers/badInputs.ts';
 
 const sim = useSimulator();
 
@@ -87,4 +89,53 @@ describe('Integration → Create', () => {
 		expect(error.description).toMatch(/Check the API key/);
 		expect(sim.requests()).toHaveLength(1);
 	});
+});
+
+
+describeBadInputs(sim, [
+	{
+		name: 'Create Integration: unknown type from an expression',
+		parameters: createIntegration({ integrationType: '={{ $json.v }}' }),
+		items: itemsWith('slack', 'pipedrive', 1),
+		item: 1,
+		message: /^Integration Type must be one of custom, email, hubspot, .*got "pipedrive"/,
+	},
+	{ name: 'Create Integration: ftp URL', parameters: createIntegration({ url: 'ftp://files.example.com/in' }), item: 0, message: /^URL must be an http:\/\/ or https:\/\/ address, got "ftp:\/\/files.example.com\/in"/ },
+	{ name: 'Create Integration: URL without scheme', parameters: createIntegration({ url: 'hooks.example.com/x' }), item: 0, message: /^URL must be an http:\/\/ or https:\/\/ address/ },
+	{ name: 'Create Integration: empty URL', parameters: createIntegration({ url: '' }), item: 0, message: /^URL is empty/ },
+	{ name: 'Create Integration: negative timeout', parameters: createIntegration({ options: { timeout: -1 } }), item: 0, message: /^Options → Timeout must be a whole number from 1 to 3600, got -1/ },
+	{ name: 'Create Integration: Retry Limit above 100', parameters: createIntegration({ options: { retryLimit: 101 } }), item: 0, message: /^Options → Retry Limit must be a whole number from 0 to 100, got 101/ },
+	{
+		name: 'Create Integration: header named twice',
+		parameters: createIntegration({ options: { headers: { header: [{ name: 'X-Key', value: '1' }, { name: 'x-key', value: '2' }] } } }),
+		item: 0,
+		message: /^Options → Headers names the header "x-key" twice/,
+	},
+	{
+		name: 'Create Integration: header without a name',
+		parameters: createIntegration({ options: { headers: { header: [{ name: ' ', value: '1' }] } } }),
+		item: 0,
+		message: /^Options → Headers has a header without a name/,
+	},
+	{
+		name: 'Create Integration: header name with a space',
+		parameters: createIntegration({ options: { headers: { header: [{ name: 'X Key', value: '1' }] } } }),
+		item: 0,
+		message: /^Options → Headers has an invalid header name "X Key"/,
+	},
+	{
+		name: 'Create Integration: method TRACE from an expression',
+		parameters: createIntegration({ options: { method: '={{ $json.v }}' } }),
+		items: itemsWith('POST', 'TRACE', 1),
+		item: 1,
+		message: /^Options → Method must be GET, POST, PUT, PATCH or DELETE, got "TRACE"/,
+	},
+]);
+
+it('after an answer that may follow a created module, tells the user to check in the service\'s app before creating it again', async () => {
+	sim.simulator.injectFault({ kind: 'http-500', times: 5 });
+	const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: createIntegration() });
+	expect(error.description).toContain(
+		'Check in the service\'s app whether the module was created before you create it again: the service offers no way to list or delete modules, and a second one would act on every event twice.',
+	);
 });

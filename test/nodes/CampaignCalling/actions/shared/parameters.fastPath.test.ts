@@ -1,4 +1,6 @@
-import { parseJsonReference, readItemParameters } from '../../../../../nodes/CampaignCalling/actions/shared/parameters';
+import type { IDataObject } from 'n8n-workflow';
+
+import { readItemParameters } from '../../../../../nodes/CampaignCalling/actions/shared/parameters';
 import { executeContextFor } from '../../../../helpers/n8nContext.ts';
 
 const credentials = { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused-key' };
@@ -81,23 +83,35 @@ describe('readItemParameters: the fast path for {{ $json.path }}', () => {
 		}
 	});
 
-	it('recognises only plain key paths', () => {
-		expect(parseJsonReference('={{ $json.a.b }}')).toEqual(['a', 'b']);
-		expect(parseJsonReference('={{ $json["a b"].c }}')).toEqual(['a b', 'c']);
-		expect(parseJsonReference('={{ $json.a() }}')).toBeNull();
-		expect(parseJsonReference('={{ $json[0] }}')).toBeNull();
-		expect(parseJsonReference('={{ $json.__proto__ }}')).toBeNull();
-		expect(parseJsonReference('={{ $json.constructor }}')).toBeNull();
-		expect(parseJsonReference('={{ $json.a["prototype"] }}')).toBeNull();
-		expect(parseJsonReference('={{ $json.a }} and more')).toBeNull();
-		expect(parseJsonReference('=Dear ={{ $json.a }}')).toBeNull();
-		expect(parseJsonReference('{{ $json.a }}')).toBeNull();
-		expect(parseJsonReference('={{ $("Node").item.json.a }}')).toBeNull();
+	/** Whether reading `expression` against `json` took the value straight from the item, with no evaluation. */
+	function readFromItem(expression: string, json: IDataObject): boolean {
+		const { context } = executeContextFor({ credentials, items: [{ json }], parameters: { resource: 'contact', operation: 'get', contactId: expression } });
+		const spy = jest.spyOn(context, 'getNodeParameter');
+		outcome(() => readItemParameters(context, 0, ['contactId']));
+		return evaluatedReads(spy).length === 0;
+	}
+
+	it('reads only plain key paths straight from the item', () => {
+		expect(readFromItem('={{ $json.a.b }}', { a: { b: 'x' } })).toBe(true);
+		expect(readFromItem('={{ $json["a b"].c }}', { 'a b': { c: 'y' } })).toBe(true);
+		expect(readFromItem('={{ $json[0] }}', { 0: 'zero' })).toBe(false);
+		expect(readFromItem('={{ $json.__proto__ }}', {})).toBe(false);
+		expect(readFromItem('={{ $json.constructor }}', {})).toBe(false);
+		expect(readFromItem('={{ $json.a["prototype"] }}', { a: { prototype: 'own' } })).toBe(false);
+		expect(readFromItem('={{ $json.a }} and more', { a: 'x' })).toBe(false);
+		expect(readFromItem('=Dear ={{ $json.a }}', { a: 'x' })).toBe(false);
+		expect(readFromItem('={{ $("Node").item.json.a }}', { a: 'x' })).toBe(false);
+		expect(readFromItem('={{ $json.a.trim() }}', { a: 'x' })).toBe(false);
 	});
 
-	it('recognises a key path with any blanks around it or inside its brackets, or none', () => {
-		expect(parseJsonReference('={{$json["a b"]}}')).toEqual(['a b']);
-		expect(parseJsonReference('={{  $json[ "a" ][  \'b c\'  ].d  }}')).toEqual(['a', 'b c', 'd']);
+	it('takes text without a leading = as the text itself, not as a path', () => {
+		const { context } = executeContextFor({ credentials, items: [{ json: { a: 'x' } }], parameters: { resource: 'contact', operation: 'get', contactId: '{{ $json.a }}' } });
+		expect(readItemParameters(context, 0, ['contactId'])).toEqual(['{{ $json.a }}']);
+	});
+
+	it('reads a key path with any blanks around it or inside its brackets, or none, straight from the item', () => {
+		expect(readFromItem('={{$json["a b"]}}', { 'a b': 'x' })).toBe(true);
+		expect(readFromItem('={{  $json[ "a" ][  \'b c\'  ].d  }}', { a: { 'b c': { d: 'x' } } })).toBe(true);
 	});
 
 	it('reads {{ $json.path }} without n8n\'s evaluator when the value is plain', () => {

@@ -1,15 +1,16 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { readRequestTuning, requestOptionsProperty } from '../../../../../nodes/CampaignCalling/actions/shared/requestOptions';
+import { readRequestOptions, requestOptionsProperty } from '../../../../../nodes/CampaignCalling/actions/shared/requestOptions';
 import { DEMO, useSimulator } from '../../../../helpers/kit.ts';
 import { executeContextFor, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
+import { describeBadInputs } from '../../../../helpers/badInputs.ts';
 
 function tuningFor(requestOptions?: IDataObject) {
 	const { context } = executeContextFor({
 		credentials: { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused' },
 		parameters: { resource: 'contact', operation: 'get', ...(requestOptions ? { requestOptions } : {}) },
 	});
-	return readRequestTuning(context);
+	return readRequestOptions(context);
 }
 
 describe('Request Options', () => {
@@ -69,4 +70,12 @@ describe('Request Options reach every request of the run', () => {
 		expect(error.message).toMatch(/^Add to Campaign/);
 		expect(error.message).toMatch(/1 s/);
 	});
+});
+
+describe('Request Options refused before any request', () => {
+	const sim = useSimulator();
+	describeBadInputs(sim, [
+		{ name: 'Request Options: Max Retries 11', parameters: { resource: 'contact', operation: 'get', contactId: DEMO.completedContactId, requestOptions: { maxRetries: 11 } }, item: 0, message: /^Request Options → Max Retries must be a whole number from 0 to 10/, nodeWide: true },
+		{ name: 'Request Options: Timeout 0 seconds', parameters: { resource: 'campaign', operation: 'get', campaignId: DEMO.campaignId, requestOptions: { timeoutSeconds: 0 } }, item: 0, message: /^Request Options → Timeout \(Seconds\) must be a whole number from 1 to 600/, nodeWide: true },
+	]);
 });

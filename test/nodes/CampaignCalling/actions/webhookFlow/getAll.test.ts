@@ -1,6 +1,6 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
-import { SIMPLIFIED_FLOW_FIELDS } from '../../../../../nodes/CampaignCalling/actions/webhookFlow/getAll.operation';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
+import { describeBadInputs, itemsWith } from '../../../../helpers/badInputs.ts';
 
 const sim = useSimulator();
 const listing = (extra: Record<string, unknown> = {}) => ({ resource: 'webhookFlow', operation: 'getAll', ...extra });
@@ -106,7 +106,7 @@ describe('Webhook Flow → Get Many, Simplify', () => {
 		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: true }) });
 		expect(output).toHaveLength(2);
 		for (const item of output) {
-			expect(Object.keys(item.json)).toEqual([...SIMPLIFIED_FLOW_FIELDS].filter((field) => field in record(String(item.json.id))));
+			expect(Object.keys(item.json)).toEqual(['id', 'name', 'status', 'flow_direction', 'workspace_id', 'is_template', 'tag_name', 'category_name', 'created_at', 'updated_at'].filter((field) => field in record(String(item.json.id))));
 			expect(item.json).not.toHaveProperty('executions');
 			expect(item.json).not.toHaveProperty('steps');
 		}
@@ -122,3 +122,16 @@ describe('Webhook Flow → Get Many, Simplify', () => {
 		expect(Object.keys(output[0].json).slice(0, 3)).toEqual(['id', 'name', 'status']);
 	});
 });
+
+describeBadInputs(sim, [
+	{ name: 'Get Many Webhook Flows: empty Workspace ID', parameters: { resource: 'webhookFlow', operation: 'getAll', workspaceId: '' }, item: 0, message: /^Workspace ID is empty/ },
+	{
+		name: 'Get Many Webhook Flows: Workspace ID null from an expression, item 1',
+		parameters: { resource: 'webhookFlow', operation: 'getAll', workspaceId: '={{ $json.v }}' },
+		items: itemsWith('default', null, 1),
+		item: 1,
+		message: /^Workspace ID is empty/,
+	},
+	{ name: 'Get Many Webhook Flows: Limit 0', parameters: { resource: 'webhookFlow', operation: 'getAll', limit: 0 }, item: 0, message: /^Limit must be a whole number from 1/ },
+	{ name: 'Get Many Webhook Flows: Limit 2.5', parameters: { resource: 'webhookFlow', operation: 'getAll', limit: 2.5 }, item: 0, message: /^Limit must be a whole number from 1/ },
+]);

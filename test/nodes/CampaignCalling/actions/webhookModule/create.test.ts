@@ -1,5 +1,8 @@
+import type { IDataObject } from 'n8n-workflow';
+
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { DEMO, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
+import { describeBadInputs, itemsWith } from '../../../../helpers/badInputs.ts';
 
 const sim = useSimulator();
 
@@ -83,4 +86,34 @@ describe('Webhook Module → Create', () => {
 		expect(sim.requests()).toHaveLength(1);
 		expect(DEMO.apiKey).not.toBe('');
 	});
+});
+
+const webhookModule = (extra: IDataObject): IDataObject => ({
+	resource: 'webhookModule',
+	operation: 'create',
+	eventType: 'call.ended',
+	url: 'https://hooks.example.com/x',
+	...extra,
+});
+
+describeBadInputs(sim, [
+	{
+		name: 'Create Webhook Module: unknown event type from an expression',
+		parameters: webhookModule({ eventType: '={{ $json.v }}' }),
+		items: itemsWith('call.ended', 'call.answered', 1, 2),
+		item: 1,
+		message: /^Event Type must be one of call.started, .*got "call.answered"/,
+	},
+	{ name: 'Create Webhook Module: ftp URL', parameters: webhookModule({ url: 'ftp://x.example.com' }), item: 0, message: /^URL must be an http:\/\/ or https:\/\/ address/ },
+	{ name: 'Create Webhook Module: timeout 0', parameters: webhookModule({ options: { timeout: 0 } }), item: 0, message: /^Options → Timeout must be a whole number from 1 to 3600, got 0/ },
+	{ name: 'Create Webhook Module: timeout above 3600', parameters: webhookModule({ options: { timeout: 3601 } }), item: 0, message: /^Options → Timeout must be a whole number from 1 to 3600/ },
+	{ name: 'Create Webhook Module: Retry Limit -1', parameters: webhookModule({ options: { retryLimit: -1 } }), item: 0, message: /^Options → Retry Limit must be a whole number from 0 to 100, got -1/ },
+]);
+
+it('after an answer that may follow a created module, tells the user to check in the service\'s app before creating it again', async () => {
+	sim.simulator.injectFault({ kind: 'http-500', times: 5 });
+	const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: webhookModule({}) });
+	expect(error.description).toContain(
+		'Check in the service\'s app whether the module was created before you create it again: the service offers no way to list or delete modules, and a second one would act on every event twice.',
+	);
 });

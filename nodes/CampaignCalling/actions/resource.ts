@@ -1,0 +1,63 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { Operation } from './types';
+
+/** A resource: its operations, and the parameters the editor shows for them. */
+export interface Resource {
+	name: string;
+	value: string;
+	operations: Operation[];
+	/** The Operation parameter for this resource, then each operation's own parameters. */
+	properties: INodeProperties[];
+}
+
+/**
+ * Builds a resource from its operations, listed in the order the editor shows them (alphabetical, as
+ * n8n's lint asks); the first is the default. Each operation's parameters are shown for it alone.
+ */
+export function defineResource(name: string, value: string, operations: Operation[]): Resource {
+	const defaultOperation = operations[0].value;
+	const operationProperty: INodeProperties = {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [value] } },
+		options: operations.map((operation) => ({
+			name: operation.name,
+			value: operation.value,
+			description: operation.description,
+			action: operation.title.charAt(0) + operation.title.slice(1).toLowerCase(),
+		})),
+		default: defaultOperation,
+	};
+	const properties = operations.flatMap((operation) =>
+		updateDisplayOptions({ show: { resource: [value], operation: [operation.value] } }, operation.properties),
+	);
+	return { name, value, operations, properties: [operationProperty, ...properties] };
+}
+
+/** The Resource parameter, listing the resources in the order given. */
+export function resourceProperty(resources: Resource[], defaultResource: string): INodeProperties {
+	return {
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: resources.map(({ name, value }) => ({ name, value })),
+		default: defaultResource,
+	};
+}
+
+/**
+ * The node's subtitle: each operation's title on the canvas, not its stored values. Built from the
+ * operations, so a new operation brings its own.
+ */
+export function subtitleOf(resources: Resource[]): string {
+	const titles: Record<string, string> = {};
+	for (const resource of resources) {
+		for (const operation of resource.operations) titles[`${resource.value}:${operation.value}`] = operation.title;
+	}
+	return `={{ (${JSON.stringify(titles)})[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
+}
