@@ -1,54 +1,32 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { ModuleRecord } from './registrations';
-import { answerRecordedAllAsNew, cacheRecordedKeys, triggerEventKey } from './repeats';
+import { cacheRecordedKeys, inFlightEvents, inFlightLifetimeMs, triggerEventKey } from './processState';
+import type { SenderWindow } from './processState';
+import { answerRecordedAllAsNew } from './repeats';
 
+/**
+ * The lifecycle of a delivery's answer, for the events webhook() hands to n8n with Ignore Repeats on:
+ * - **in flight**: trackAnswer() records each event (processState.ts, inFlightEvents) until n8n answers
+ *   the delivery. A retry of an event in flight waits here (awaitEarlierAnswers) for that answer instead
+ *   of queueing an execution of its own, so a full execution queue does not fill up with retries; the
+ *   sender's last attempt waits at most half its Timeout (countRetry), since n8n may never run a queued
+ *   execution the user stopped.
+ * - **answered**: execute() recorded the events in n8n's deduplication store and answered 2xx. The record
+ *   goes; the waiting retries are answered as repeats; when the execution found every event new, its keys
+ *   are cached (processState.ts, recordedKeys) so later copies are answered at once.
+ * - **failed**: n8n answered non-2xx (the execution failed, or n8n could not create it). The record goes,
+ *   and a waiting retry starts an execution of its own.
+ * - **taken back**: n8n cancelled the execution after it recorded an event (repeats.ts,
+ *   checkAndRecordKeys): it removes the key from the store again, and its delivery is answered 500, so
+ *   the service's retry finds the event new.
+ * A record outlives none of this by more than the sender's retry window plus a minute.
+ */
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
-
-/** The delivering module's settings: how long its sender waits per attempt (seconds) and how often it retries. */
-export type SenderWindow = Pick<ModuleRecord, 'timeout' | 'retryLimit'>;
-
-interface InFlightEvent {
-	answered: Promise<boolean>;
-	/** Deliveries of the event this process took since the first: the sender's attempt number of the latest. */
-	attempts: number;
-	/** When the first of them came. */
-	since: number;
-	window: SenderWindow;
-}
-
-/**
- * Events this process handed to n8n whose execution has not answered its delivery yet: it waits for
- * a slot (n8n's concurrency limit) or for a queue-mode worker. The service retries a delivery whose
- * answer takes longer than the module's Timeout; such a retry waits for the first execution's answer
- * instead of queueing an execution of its own, so a full queue does not fill up with retries.
- */
-const inFlight = new Map<string, InFlightEvent>();
-
-/**
- * How long a record outlives the sender's window, (Retry Limit + 1) × Timeout from the first delivery:
- * room for the service's pauses between attempts, which its interface does not show.
- */
-export const IN_FLIGHT_MARGIN_MS = 60_000;
-/** Bounds the map as the recorded-key cache is bounded; the oldest entries go first. */
-const MAX_IN_FLIGHT = 50_000;
-
-const senderWindowMs = ({ timeout, retryLimit }: SenderWindow) => (retryLimit + 1) * timeout * 1000;
-
-function liveRecord(key: string): InFlightEvent | undefined {
-	const entry = inFlight.get(key);
-	if (entry === undefined) return undefined;
-	if (Date.now() - entry.since > senderWindowMs(entry.window) + IN_FLIGHT_MARGIN_MS) {
-		inFlight.delete(key);
-		return undefined;
-	}
-	return entry;
-}
 
 /** The answer to the earlier delivery of this event that n8n is still running, if there is one here. */
 export function earlierAnswer(trigger: string, hash: string): Promise<boolean> | undefined {
-	return liveRecord(triggerEventKey(trigger, hash))?.answered;
+	return inFlightEvents.get(triggerEventKey(trigger, hash))?.answered;
 }
 
 /**
@@ -59,7 +37,7 @@ export function earlierAnswer(trigger: string, hash: string): Promise<boolean> |
 export function countRetry(trigger: string, hashes: string[]): number | undefined {
 	let limitMs: number | undefined;
 	for (const hash of hashes) {
-		const entry = liveRecord(triggerEventKey(trigger, hash));
+		const entry = inFlightEvents.get(triggerEventKey(trigger, hash));
 		if (entry === undefined) continue;
 		entry.attempts += 1;
 		const { timeout, retryLimit } = entry.window;
@@ -93,15 +71,14 @@ export function trackAnswer(trigger: string, hashes: string[], response: Deliver
 	const now = Date.now();
 	for (const hash of hashes) {
 		const key = triggerEventKey(trigger, hash);
-		const earlier = liveRecord(key);
-		inFlight.delete(key);
-		inFlight.set(key, { answered, attempts: earlier?.attempts ?? 1, since: earlier?.since ?? now, window: earlier?.window ?? window });
-		if (inFlight.size > MAX_IN_FLIGHT) inFlight.delete(inFlight.keys().next().value as string);
+		const earlier = inFlightEvents.get(key);
+		const record = { answered, attempts: earlier?.attempts ?? 1, since: earlier?.since ?? now, window: earlier?.window ?? window };
+		inFlightEvents.set(key, record, record.since, inFlightLifetimeMs(record.window));
 	}
 	void answer.then(({ accepted, body }) => {
 		for (const hash of hashes) {
 			const key = triggerEventKey(trigger, hash);
-			if (inFlight.get(key)?.answered === answered) inFlight.delete(key);
+			if (inFlightEvents.get(key)?.answered === answered) inFlightEvents.delete(key);
 		}
 		if (accepted) cacheRecordedKeys(trigger, hashes, answerRecordedAllAsNew(body, knownRepeats));
 	});
@@ -154,9 +131,4 @@ export async function awaitEarlierAnswers(
 	} finally {
 		response.off('close', hangUp);
 	}
-}
-
-/** How many events are in flight in this process (for tests). */
-export function inFlightCount(): number {
-	return inFlight.size;
 }

@@ -15,7 +15,7 @@ export function ignoresRepeats(this: IWebhookFunctions | IExecuteFunctions, opti
 	return (options.ignoreRepeats ?? IGNORE_REPEATS_DEFAULT) === true && this.getMode() !== 'manual';
 }
 
-export function thisTrigger(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
+export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
 	return triggerKey(this.getWorkflow().id, this.getNode().id);
 }
 

@@ -5,9 +5,11 @@ import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
 import { EVENT_HEADER, HANDOVER_FIELD, deliveringModule, parseDelivery, readHandover, withoutSecret } from './delivery';
 import type { Handover } from './delivery';
 import { HUNG_UP, WAITED_LONG_ENOUGH, awaitEarlierAnswers, countRetry, earlierAnswer, trackAnswer } from './inFlight';
-import { ignoresRepeats, repeatKeyPath, selectedEvents, thisTrigger } from './parameters';
+import { ignoresRepeats, repeatKeyPath, selectedEvents, thisTriggerKey } from './parameters';
 import { currentModuleRecords } from './registrations';
-import { REMEMBERED_KEYS, STORE_SETTLE_MS, checkAndRecordKeys, isRecordedRepeat, keySources, repeatKeyHash } from './repeats';
+import { keySources } from './exactNumbers';
+import { REMEMBERED_KEYS, isRecordedRepeat } from './processState';
+import { STORE_SETTLE_MS, checkAndRecordKeys, repeatKeyHash } from './repeats';
 
 /**
  * webhook(): checks a delivery and hands its new events to n8n for an execution. It answers at once
@@ -18,7 +20,7 @@ import { REMEMBERED_KEYS, STORE_SETTLE_MS, checkAndRecordKeys, isRecordedRepeat,
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = this.getRequestObject();
 	const response = this.getResponseObject();
-	const trigger = thisTrigger.call(this);
+	const trigger = thisTriggerKey.call(this);
 
 	const sender = deliveringModule(currentModuleRecords(this.getWorkflowStaticData('node'), trigger), request.headers);
 	if (sender === undefined) {
@@ -106,10 +108,10 @@ export async function answerDelivery(this: IExecuteFunctions): Promise<INodeExec
 
 	let repeats = items.map(() => false);
 	if (checkRepeats) {
-		const options = { mode: 'entries' as const, maxEntries: REMEMBERED_KEYS };
+		const storeOptions = { mode: 'entries' as const, maxEntries: REMEMBERED_KEYS };
 		const store = {
-			record: async (hashes: string[]) => await this.helpers.checkProcessedAndRecord(hashes, 'node', options),
-			remove: async (hashes: string[]) => await this.helpers.removeProcessed(hashes, 'node', options),
+			record: async (hashes: string[]) => await this.helpers.checkProcessedAndRecord(hashes, 'node', storeOptions),
+			remove: async (hashes: string[]) => await this.helpers.removeProcessed(hashes, 'node', storeOptions),
 			settle: async () => await sleep(STORE_SETTLE_MS),
 		};
 		// n8n cancels an execution by aborting this signal after it answered the sender 500 (1.x at
@@ -118,7 +120,7 @@ export async function answerDelivery(this: IExecuteFunctions): Promise<INodeExec
 		const cancelled = () => this.getExecutionCancelSignal()?.aborted === true;
 		let checked: boolean[] | undefined;
 		try {
-			checked = await checkAndRecordKeys(store, thisTrigger.call(this), handovers.map((handover) => handover?.key), cancelled);
+			checked = await checkAndRecordKeys(store, thisTriggerKey.call(this), handovers.map((handover) => handover?.key), cancelled);
 		} catch (error) {
 			throw new NodeOperationError(this.getNode(), error as Error, {
 				description: "n8n could not record the event in its deduplication store, so n8n answers the delivery 500 and the service sends the event again.",
