@@ -1,7 +1,7 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { cacheRecordedKeys, inFlightEvents, inFlightLifetimeMs, triggerEventKey } from './processState';
+import { cacheRecordedKeys, inFlightEvents, inFlightLifetimeMs, isRecordedRepeat, triggerEventKey } from './processState';
 import type { SenderWindow } from './processState';
 import { answerRecordedAllAsNew } from './repeats';
 
@@ -25,8 +25,51 @@ import { answerRecordedAllAsNew } from './repeats';
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 /** The answer to the earlier delivery of this event that n8n is still running, if there is one here. */
-export function earlierAnswer(trigger: string, hash: string): Promise<boolean> | undefined {
+function earlierAnswer(trigger: string, hash: string): Promise<boolean> | undefined {
 	return inFlightEvents.get(triggerEventKey(trigger, hash))?.answered;
+}
+
+/**
+ * Holds a delivery while each of its events that this process has not seen recorded is in flight here,
+ * until those earlier deliveries are answered. Returns HUNG_UP when its sender hung up meanwhile (it
+ * sends the event again), else which events its own execution must run (`runs`, none when the earlier
+ * executions recorded them all) and those of them whose answer it now gives (`takesOver`, for
+ * trackAnswer). An earlier answer that failed is not waited for again: the delivery looks again and
+ * runs the event unless another retry's execution took it over meanwhile. The sender's last attempt
+ * waits at most half its Timeout (countRetry), then runs the events, Ignore Repeats still running
+ * each once.
+ */
+export async function awaitEarlierDeliveries(
+	trigger: string,
+	keys: Array<string | undefined>,
+	response: DeliveryResponse,
+): Promise<typeof HUNG_UP | { runs: boolean[]; takesOver: string[] }> {
+	const limitMs = countRetry(trigger, keys.filter((key): key is string => key !== undefined));
+	// Answers not waited for again: seen failing, or waited for as long as this attempt may.
+	const givenUp = new Set<Promise<boolean>>();
+	const openAnswer = (key: string | undefined) => {
+		const answer = key === undefined ? undefined : earlierAnswer(trigger, key);
+		return answer === undefined || givenUp.has(answer) ? undefined : answer;
+	};
+	const unrecorded = () => keys.map((key) => key === undefined || !isRecordedRepeat(trigger, key));
+	/** The open answers of the events to run, or undefined when one of them has none to wait for. */
+	const awaited = (runs: boolean[]) => {
+		const answers = keys.filter((_, index) => runs[index]).map(openAnswer);
+		return answers.every((answer) => answer !== undefined) ? answers : undefined;
+	};
+	let runs = unrecorded();
+	let earlier = awaited(runs);
+	while (runs.some(Boolean) && earlier !== undefined) {
+		const outcome = await awaitEarlierAnswers(earlier, response, limitMs);
+		if (outcome === HUNG_UP) return HUNG_UP;
+		if (outcome === true) return { runs: keys.map(() => false), takesOver: [] };
+		for (const answer of earlier) givenUp.add(answer);
+		if (outcome === WAITED_LONG_ENOUGH) break;
+		runs = unrecorded();
+		earlier = awaited(runs);
+	}
+	const takesOver = keys.filter((key, index): key is string => runs[index] && key !== undefined && openAnswer(key) === undefined);
+	return { runs, takesOver };
 }
 
 /**
@@ -34,7 +77,7 @@ export function earlierAnswer(trigger: string, hash: string): Promise<boolean> |
  * may wait for their earlier answers: undefined (until its sender hangs up) unless it is the sender's
  * last attempt, by count (Retry Limit + 1) or by time (Retry Limit × Timeout after the first).
  */
-export function countRetry(trigger: string, hashes: string[]): number | undefined {
+function countRetry(trigger: string, hashes: string[]): number | undefined {
 	let limitMs: number | undefined;
 	for (const hash of hashes) {
 		const entry = inFlightEvents.get(triggerEventKey(trigger, hash));
@@ -103,14 +146,14 @@ function whenAnswered(response: DeliveryResponse): Promise<{ accepted: boolean; 
 
 /** Why a retry stopped waiting for the earlier answers without one of them failing. */
 export const HUNG_UP = 'hung up';
-export const WAITED_LONG_ENOUGH = 'waited long enough';
+const WAITED_LONG_ENOUGH = 'waited long enough';
 
 /**
  * Waits for the answers to the earlier deliveries: true when all were accepted, false when one
  * failed; HUNG_UP when this delivery's sender hung up first (it sends the event again), and
  * WAITED_LONG_ENOUGH after `limitMs` (countRetry's), when this delivery starts an execution itself.
  */
-export async function awaitEarlierAnswers(
+async function awaitEarlierAnswers(
 	answers: Array<Promise<boolean>>,
 	response: DeliveryResponse,
 	limitMs?: number,

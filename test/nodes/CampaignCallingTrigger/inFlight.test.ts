@@ -6,15 +6,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import {
-	HUNG_UP,
-	WAITED_LONG_ENOUGH,
-	awaitEarlierAnswers,
-	countRetry,
-	earlierAnswer,
-	trackAnswer,
-} from '../../../nodes/CampaignCallingTrigger/inFlight';
-import { isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/processState';
+import { HUNG_UP, awaitEarlierDeliveries, trackAnswer } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { inFlightEvents, isRecordedRepeat, triggerEventKey } from '../../../nodes/CampaignCallingTrigger/processState';
 import { repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
@@ -28,6 +21,9 @@ afterAll(async () => simulator.close());
 
 /** How long an in-flight record outlives the sender's window (docs/trigger.md, "When n8n's queue is full"). */
 const IN_FLIGHT_MARGIN_MS = 60_000;
+
+/** The answer an in-flight event's retry would wait for, if the event is in flight. */
+const earlierAnswer = (trigger: string, hash: string) => inFlightEvents.get(triggerEventKey(trigger, hash))?.answered;
 
 const credentials = () => ({ baseUrl: simulator.url, apiKey: DEMO.apiKey });
 
@@ -357,48 +353,80 @@ describe('how long and how many in-flight events a retry relies on', () => {
 		later.end();
 	});
 
-	it("a later delivery's record keeps the first one's attempts: its sender's next attempt is counted after them", () => {
-		trackAnswer('count-trigger', ['counted'], response(), WINDOW);
-		for (let attempt = 2; attempt <= WINDOW.retryLimit; attempt++) expect(countRetry('count-trigger', ['counted'])).toBeUndefined();
-		trackAnswer('count-trigger', ['counted'], response(), WINDOW);
-		expect(countRetry('count-trigger', ['counted'])).toBe(3000);
-	});
-});
-
-describe('a retry waiting for earlier answers', () => {
-	type Response = Parameters<typeof awaitEarlierAnswers>[1];
-	const waiting = () => new FakeResponse();
-
-	it('is refused a wait when one of the earlier deliveries failed, though another was accepted', async () => {
-		await expect(awaitEarlierAnswers([Promise.resolve(true), Promise.resolve(false)], waiting() as unknown as Response)).resolves.toBe(false);
-		await expect(awaitEarlierAnswers([Promise.resolve(true), Promise.resolve(true)], waiting() as unknown as Response)).resolves.toBe(true);
-	});
-
-	it('whose sender already hung up does not wait: no answer, whatever the earlier deliveries get', async () => {
-		const response = waiting();
-		response.hangUp();
-		await expect(awaitEarlierAnswers([Promise.resolve(true)], response as unknown as Response)).resolves.toBe(HUNG_UP);
-	});
-
-	it('given a limit, stops waiting after it when no answer came, and not before', async () => {
+	it("a later delivery's record keeps the first one's attempts: its sender's next attempt is counted after them, and is the last", async () => {
 		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
 		try {
-			const waited = awaitEarlierAnswers([new Promise<boolean>(() => {})], waiting() as unknown as Response, 3000);
+			trackAnswer('count-trigger', ['counted'], response(), WINDOW);
+			for (let attempt = 2; attempt <= 5; attempt++) {
+				const hangingUp = new FakeResponse();
+				const retry = awaitEarlierDeliveries('count-trigger', ['counted'], hangingUp as unknown as Response);
+				// Longer than the last attempt's wait, well within Retry Limit × Timeout of the first.
+				await jest.advanceTimersByTimeAsync(4000);
+				expect(await isPending(retry)).toBe(true);
+				hangingUp.hangUp();
+				await expect(retry).resolves.toBe(HUNG_UP);
+			}
+			trackAnswer('count-trigger', ['counted'], response(), WINDOW);
+			const last = awaitEarlierDeliveries('count-trigger', ['counted'], response());
 			await jest.advanceTimersByTimeAsync(2999);
-			expect(await isPending(waited)).toBe(true);
+			expect(await isPending(last)).toBe(true);
 			await jest.advanceTimersByTimeAsync(1);
-			await expect(waited).resolves.toBe(WAITED_LONG_ENOUGH);
+			await expect(last).resolves.toEqual({ runs: [true], takesOver: ['counted'] });
 		} finally {
 			jest.useRealTimers();
 		}
 	});
+});
 
-	it('stops listening for its sender hanging up once the answers came', async () => {
-		const response = waiting();
-		await awaitEarlierAnswers([Promise.resolve(true)], response as unknown as Response);
-		expect(response.listenerCount('close')).toBe(0);
+describe('a retry waiting for earlier answers', () => {
+	type Response = Parameters<typeof trackAnswer>[2];
+	const WINDOW = { timeout: 6, retryLimit: 5 };
+	const waiting = () => new FakeResponse();
+
+	it('whose earlier deliveries were one accepted, one failed runs the failed one\'s event itself', async () => {
+		const accepting = waiting();
+		const failing = waiting();
+		trackAnswer('mixed-trigger', ['accepted'], accepting as unknown as Response, WINDOW);
+		trackAnswer('mixed-trigger', ['failed'], failing as unknown as Response, WINDOW);
+		const retry = awaitEarlierDeliveries('mixed-trigger', ['accepted', 'failed'], waiting() as unknown as Response);
+		accepting.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		failing.status(500).end();
+		await expect(retry).resolves.toEqual({ runs: [false, true], takesOver: ['failed'] });
 	});
 
+	it('whose earlier deliveries were all accepted runs nothing', async () => {
+		const accepting = waiting();
+		trackAnswer('accepted-trigger', ['a', 'b'], accepting as unknown as Response, WINDOW);
+		const retry = awaitEarlierDeliveries('accepted-trigger', ['a', 'b'], waiting() as unknown as Response);
+		accepting.json({ status: 'ok', received: 2, accepted: 2, repeats: 0 });
+		await expect(retry).resolves.toEqual({ runs: [false, false], takesOver: [] });
+	});
+
+	it('with an event that has no key, or none in flight, does not wait', async () => {
+		const earlier = waiting();
+		trackAnswer('keyless-trigger', ['held'], earlier as unknown as Response, WINDOW);
+		await expect(awaitEarlierDeliveries('keyless-trigger', ['held', undefined], waiting() as unknown as Response)).resolves.toEqual({ runs: [true, true], takesOver: [] });
+		await expect(awaitEarlierDeliveries('keyless-trigger', ['held', 'other'], waiting() as unknown as Response)).resolves.toEqual({ runs: [true, true], takesOver: ['other'] });
+		earlier.end();
+	});
+
+	it('whose sender already hung up does not wait: no answer, whatever the earlier deliveries get', async () => {
+		trackAnswer('hung-up-trigger', ['held'], waiting() as unknown as Response, WINDOW);
+		const response = waiting();
+		response.hangUp();
+		await expect(awaitEarlierDeliveries('hung-up-trigger', ['held'], response as unknown as Response)).resolves.toBe(HUNG_UP);
+	});
+
+	it('stops listening for its sender hanging up once the answers came', async () => {
+		const earlier = waiting();
+		trackAnswer('listening-trigger', ['held'], earlier as unknown as Response, WINDOW);
+		const response = waiting();
+		const retry = awaitEarlierDeliveries('listening-trigger', ['held'], response as unknown as Response);
+		expect(response.listenerCount('close')).toBe(1);
+		earlier.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		await retry;
+		expect(response.listenerCount('close')).toBe(0);
+	});
 	it('a delivery with no event to track leaves its response as n8n made it', () => {
 		const response = waiting();
 		const end = response.end;
