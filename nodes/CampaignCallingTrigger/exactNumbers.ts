@@ -35,11 +35,6 @@ export function keySources(entries: IDataObject[], rawBody: string | undefined):
 	return exactEntries.length === entries.length ? exactEntries : entries;
 }
 
-/** JSON.parse with each number that a double does not hold kept as its exact value. */
-function parseKeepingNumbers(text: string): unknown {
-	return SOURCE_TEXT_IN_REVIVER ? parseWithSourceText(text) : parseNumbersByHand(text);
-}
-
 /**
  * Newer Node (V8 11.4 on, so Node 21 and later: n8n 2.x runs on 24) hands JSON.parse's reviver each
  * number's text; n8n 1.x may run on Node 20, which does not.
@@ -52,7 +47,9 @@ const SOURCE_TEXT_IN_REVIVER = (() => {
 	}
 })();
 
-function parseWithSourceText(text: string): unknown {
+/** JSON.parse with each number that a double does not hold kept as its exact value. */
+function parseKeepingNumbers(text: string): unknown {
+	if (!SOURCE_TEXT_IN_REVIVER) return parseNumbersByHand(text);
 	return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
 		typeof value === 'number' && context?.source !== undefined ? exactNumber(context.source, value) : value,
 	);

@@ -8,10 +8,10 @@ import { answerRecordedAllAsNew } from './repeats';
 /**
  * The lifecycle of a delivery's answer, for the events webhook() hands to n8n with Ignore Repeats on:
  * - **in flight**: trackAnswer() records each event (processState.ts, inFlightEvents) until n8n answers
- *   the delivery. A retry of an event in flight waits here (awaitEarlierAnswers) for that answer instead
+ *   the delivery. A retry of an event in flight waits for that answer (awaitEarlierDeliveries) instead
  *   of queueing an execution of its own, so a full execution queue does not fill up with retries; the
- *   sender's last attempt waits at most half its Timeout (countRetry), since n8n may never run a queued
- *   execution the user stopped.
+ *   sender's last attempt waits at most half its Timeout, since n8n may never run a queued execution
+ *   the user stopped.
  * - **answered**: execute() recorded the events in n8n's deduplication store and answered 2xx. The record
  *   goes; the waiting retries are answered as repeats; when the execution found every event new, its keys
  *   are cached (processState.ts, recordedKeys) so later copies are answered at once.
@@ -24,20 +24,12 @@ import { answerRecordedAllAsNew } from './repeats';
  */
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
-/** The answer to the earlier delivery of this event that n8n is still running, if there is one here. */
-function earlierAnswer(trigger: string, hash: string): Promise<boolean> | undefined {
-	return inFlightEvents.get(triggerEventKey(trigger, hash))?.answered;
-}
-
 /**
- * Holds a delivery while each of its events that this process has not seen recorded is in flight here,
- * until those earlier deliveries are answered. Returns HUNG_UP when its sender hung up meanwhile (it
- * sends the event again), else which events its own execution must run (`runs`, none when the earlier
- * executions recorded them all) and those of them whose answer it now gives (`takesOver`, for
- * trackAnswer). An earlier answer that failed is not waited for again: the delivery looks again and
- * runs the event unless another retry's execution took it over meanwhile. The sender's last attempt
- * waits at most half its Timeout (countRetry), then runs the events, Ignore Repeats still running
- * each once.
+ * Holds a delivery while each of its events not seen recorded here is in flight, until those earlier
+ * deliveries are answered. Returns HUNG_UP when its sender hung up meanwhile, else the events its own
+ * execution runs (`runs`) and those whose answer it now gives (`takesOver`, for trackAnswer). A failed
+ * earlier answer is not waited for again: the delivery looks again, and runs the event unless another
+ * retry took it over.
  */
 export async function awaitEarlierDeliveries(
 	trigger: string,
@@ -48,7 +40,7 @@ export async function awaitEarlierDeliveries(
 	// Answers not waited for again: seen failing, or waited for as long as this attempt may.
 	const givenUp = new Set<Promise<boolean>>();
 	const openAnswer = (key: string | undefined) => {
-		const answer = key === undefined ? undefined : earlierAnswer(trigger, key);
+		const answer = key === undefined ? undefined : inFlightEvents.get(triggerEventKey(trigger, key))?.answered;
 		return answer === undefined || givenUp.has(answer) ? undefined : answer;
 	};
 	const unrecorded = () => keys.map((key) => key === undefined || !isRecordedRepeat(trigger, key));
@@ -85,27 +77,17 @@ function countRetry(trigger: string, hashes: string[]): number | undefined {
 		entry.attempts += 1;
 		const { timeout, retryLimit } = entry.window;
 		const last = entry.attempts > retryLimit || Date.now() - entry.since >= retryLimit * timeout * 1000;
-		if (last) limitMs = Math.min(limitMs ?? Infinity, lastAttemptWaitMs(entry.window));
+		// Half its Timeout: the other half leaves an execution of its own time to start and answer.
+		if (last) limitMs = Math.min(limitMs ?? Infinity, (timeout * 1000) / 2);
 	}
 	return limitMs;
 }
 
 /**
- * How long the sender's last attempt waits for an earlier execution's answer: half its Timeout. n8n may
- * never answer (a queued execution the user stopped), so the other half is left for an execution of
- * its own to start and answer before the sender gives up for good.
- */
-function lastAttemptWaitMs(window: SenderWindow): number {
-	return (window.timeout * 1000) / 2;
-}
-
-/**
- * Marks the delivery's events as in flight until n8n answers it, in place of any earlier delivery's
- * record of them (whose attempts and first time it keeps: the sender's window runs from its first
- * attempt). A 2xx answer comes only from the trigger's execute() once n8n's deduplication store holds
- * the events; when it says the execution found none of them there (its repeats are the `knownRepeats`
- * webhook() counted), they are cached as recorded here too (in queue mode this webhook process learns
- * of them without running execute()), else they age the trigger's cached keys as the store's.
+ * Marks the delivery's events in flight until n8n answers it, in place of an earlier delivery's record
+ * (whose attempts and first time it keeps). A 2xx answer whose repeats are only the `knownRepeats`
+ * webhook() counted caches the keys as recorded (a queue-mode webhook process learns it from the
+ * worker's answer), any other 2xx ages the trigger's cached keys as the store's.
  */
 export function trackAnswer(trigger: string, hashes: string[], response: DeliveryResponse, window: SenderWindow, knownRepeats = 0): void {
 	if (hashes.length === 0) return;
@@ -148,11 +130,7 @@ function whenAnswered(response: DeliveryResponse): Promise<{ accepted: boolean; 
 export const HUNG_UP = 'hung up';
 const WAITED_LONG_ENOUGH = 'waited long enough';
 
-/**
- * Waits for the answers to the earlier deliveries: true when all were accepted, false when one
- * failed; HUNG_UP when this delivery's sender hung up first (it sends the event again), and
- * WAITED_LONG_ENOUGH after `limitMs` (countRetry's), when this delivery starts an execution itself.
- */
+/** true when all earlier answers were accepted, false when one failed, or why it stopped waiting first. */
 async function awaitEarlierAnswers(
 	answers: Array<Promise<boolean>>,
 	response: DeliveryResponse,

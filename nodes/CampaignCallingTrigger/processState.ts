@@ -16,15 +16,12 @@
 /** A Map whose entries expire and whose oldest entries go first past a size limit. */
 export class BoundedMap<K, V> {
 	private readonly entries = new Map<K, { value: V; expiresAt: number }>();
-	private readonly maxEntries: number;
-	private readonly lifetimeMs: number;
-	/** Called for every entry that leaves: expired, pushed out or deleted. */
-	private readonly onDelete?: (key: K) => void;
 
+	private readonly limits: { maxEntries: number; lifetimeMs: number; onDelete?: (key: K) => void };
+
+	/** `onDelete` hears of every entry that leaves: expired, pushed out or deleted. */
 	constructor(maxEntries: number, lifetimeMs = Infinity, onDelete?: (key: K) => void) {
-		this.maxEntries = maxEntries;
-		this.lifetimeMs = lifetimeMs;
-		this.onDelete = onDelete;
+		this.limits = { maxEntries, lifetimeMs, onDelete };
 	}
 
 	get size(): number {
@@ -39,15 +36,15 @@ export class BoundedMap<K, V> {
 		return undefined;
 	}
 
-	/** Adds `key` as the newest entry, in place of any earlier one, to expire `lifetimeMs` after `since`. */
-	set(key: K, value: V, since = Date.now(), lifetimeMs = this.lifetimeMs): void {
+	/** Adds `key` as the newest entry, replacing any earlier one, to expire `lifetimeMs` after `since`. */
+	set(key: K, value: V, since = Date.now(), lifetimeMs = this.limits.lifetimeMs): void {
 		this.entries.delete(key);
 		this.entries.set(key, { value, expiresAt: since + lifetimeMs });
-		if (this.entries.size > this.maxEntries) this.delete(this.oldestKey() as K);
+		if (this.entries.size > this.limits.maxEntries) this.delete(this.oldestKey() as K);
 	}
 
 	delete(key: K): void {
-		if (this.entries.delete(key)) this.onDelete?.(key);
+		if (this.entries.delete(key)) this.limits.onDelete?.(key);
 	}
 
 	oldestKey(): K | undefined {
@@ -56,13 +53,10 @@ export class BoundedMap<K, V> {
 }
 
 /**
- * What the trigger knows about a webhook module it registered. The service can neither list, change
- * nor delete modules, so these records are the only thing that keeps a later activation from
- * registering an event again, and the only way to tell a module's deliveries from forgeries. The
- * node's static data (n8n's database) holds them (registrations.ts): per module, a verifier (the
- * SHA-256 of the secret that module sends) and the delivery settings it was registered with. The
- * secret itself is kept nowhere in n8n, because n8n 1.x copies a workflow's static data into every
- * execution it saves.
+ * A webhook module this trigger registered: the SHA-256 of the secret it sends (the secret is kept
+ * nowhere in n8n: n8n 1.x copies static data into every saved execution) and its delivery settings.
+ * The service can neither list nor delete modules, so these records alone keep a later activation
+ * from registering an event again and tell a module's deliveries from forgeries.
  */
 export interface ModuleRecord {
 	verifier: string;
@@ -77,26 +71,18 @@ export type ModuleRecords = Record<string, Record<string, ModuleRecord>>;
 const MAX_TRIGGERS = 10_000;
 
 /**
- * Modules this process registered, per trigger. A registration is written here the moment the service
- * confirms it, because static data lags behind it:
- * - n8n saves static data only after every create() of the activation returned (2.41.1
- *   `ActiveWorkflowManager.addWebhooks`), while the webhook's route is live before create() runs: a
- *   module registered first can deliver before its record is saved, and webhook() checks here too;
- * - after a failed create(), n8n 1.x (and 2.x without its publication service) calls delete() on a
- *   copy freshly loaded from the database. delete(), the next checkExists() and the next create()
- *   put back what is missing, so a retry registers no event twice and every module keeps its verifier.
- * A record here is the newest this process made for its URL and event, so it wins over a stored one.
+ * Modules this process registered, written the moment the service confirms each, as static data lags:
+ * n8n saves it only after every create() of the activation returned (`ActiveWorkflowManager.addWebhooks`)
+ * while the webhook's route is already live, and after a failed create() n8n 1.x calls delete() on a
+ * copy freshly loaded from the database. The newest record for its URL and event, so it wins.
  */
 export const registeredHere = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
 
 /**
- * Records this process has read in each trigger's stored static data, the newest read per URL and
- * event. n8n gives "Listen for test event" no stored static data: each listen starts from an empty copy
- * and n8n saves none of it (`TestWebhooks.toWorkflow`; manual executions save no static data). The test
- * URL's records reach n8n's database only with an activation, which stores this process's registrations
- * beside its own, and come back when the workflow is activated or deactivated again, or reactivated as
- * n8n starts. The service never removes a module, so a record once stored still describes a module that
- * delivers with that secret: a listen reuses it, under the stored records and this process's registrations.
+ * Module records this process read in stored static data. n8n gives "Listen for test event" an empty
+ * copy and saves none of it (`TestWebhooks.toWorkflow`): the test URL's records reach the database only
+ * with an activation and come back when n8n reads the workflow again. A module is never removed, so a
+ * record once stored still holds, and a listen reuses it.
  */
 export const readFromStore = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
 
@@ -115,10 +101,8 @@ export const REMEMBERED_KEYS = 10_000;
  */
 const CACHED_KEYS_PER_TRIGGER = REMEMBERED_KEYS / 2;
 /**
- * The cache serves the service's retries of an answered event, which come once its attempt timed out
- * (within 2 minutes at the module's defaults); later copies start a short execution that asks the store.
- * Longer would let fewer events from other processes outdate a cached key; shorter, more repeats cost
- * an execution.
+ * The service's retries of an answered event come once its attempt timed out (within 2 minutes at the
+ * module's defaults). Longer would let fewer events of other processes outdate a cached key.
  */
 const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
 /** Bounds the cache as a whole, so the keys of a trigger that was deactivated or deleted age out. */
@@ -181,19 +165,10 @@ export interface InFlightEvent {
 	window: SenderWindow;
 }
 
-/**
- * How long a record outlives the sender's window, (Retry Limit + 1) × Timeout from the first delivery:
- * room for the service's pauses between attempts, which its interface does not show.
- */
-const IN_FLIGHT_MARGIN_MS = 60_000;
+/** The sender's window, (Retry Limit + 1) × Timeout, and a minute for its pauses between attempts (not shown). */
+export const inFlightLifetimeMs = ({ timeout, retryLimit }: SenderWindow) => (retryLimit + 1) * timeout * 1000 + 60_000;
 
-export const inFlightLifetimeMs = ({ timeout, retryLimit }: SenderWindow) => (retryLimit + 1) * timeout * 1000 + IN_FLIGHT_MARGIN_MS;
-
-/**
- * Events this process handed to n8n whose execution has not answered its delivery yet, by
- * triggerEventKey: it waits for a slot (n8n's concurrency limit) or for a queue-mode worker. Bounded
- * as the recorded-key cache is; each record is dropped after inFlightLifetimeMs from its first delivery.
- */
+/** Events handed to n8n whose execution, waiting for a slot or a queue-mode worker, has not answered yet. */
 export const inFlightEvents = new BoundedMap<string, InFlightEvent>(MAX_CACHED_KEYS);
 
 /** Runs one trigger's store updates one after another: an entry lives only while its trigger's updates run, so it needs no bound. */

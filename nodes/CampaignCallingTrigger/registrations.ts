@@ -54,11 +54,6 @@ export function moduleWithSecret(records: ModuleRecords, presented: string): Mod
 	return known;
 }
 
-/** Identifies a trigger node across n8n's Workflow objects: its workflow's id and its own id. */
-export function triggerKey(workflowId: string | undefined, nodeId: string): string {
-	return `${workflowId ?? ''}:${nodeId}`;
-}
-
 export function rememberRegistration(trigger: string, url: string, event: string, record: ModuleRecord): void {
 	const records = registeredHere.get(trigger) ?? {};
 	(records[url] ??= {})[event] = { ...record };

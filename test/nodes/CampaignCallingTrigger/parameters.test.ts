@@ -50,7 +50,8 @@ describe("the trigger's parameters", () => {
 		expect(() => selectedEvents.call(contextWith({ events: ['call.paused'] }))).toThrow('Unknown event type: call.paused');
 	});
 
-	it("this trigger's key is its workflow's id and its node's id", () => {
+	it("this trigger's key is its workflow's id and its node's id, the workflow's empty while it is not saved", () => {
 		expect(thisTriggerKey.call(contextWith({}))).toBe('workflow-1:node-1');
+		expect(thisTriggerKey.call({ ...contextWith({}), getWorkflow: () => ({ id: undefined }) } as unknown as IHookFunctions)).toBe(':node-1');
 	});
 });

@@ -13,7 +13,6 @@ import {
 	rememberRegistration,
 	putBackModuleRecords,
 	secretVerifier,
-	triggerKey,
 } from '../../../nodes/CampaignCallingTrigger/registrations';
 import type { ModuleRecord } from '../../../nodes/CampaignCallingTrigger/processState';
 
@@ -66,7 +65,7 @@ describe('a presented secret', () => {
 
 describe('static data', () => {
 	it('is written only when this process registered a module that static data lacks', () => {
-		const trigger = triggerKey('workflow-static', 'node-1');
+		const trigger = 'workflow-static:node-1';
 		const modules = { [URL]: { 'call.ended': record('stored') } };
 		const staticData: IDataObject = { modules: structuredClone(modules) as unknown as IDataObject };
 		const stored = staticData.modules;
@@ -84,7 +83,7 @@ describe('static data', () => {
 	});
 
 	it("that is empty (n8n's test listen) gets the records this process read in the trigger's stored static data; stored ones win, and this process's registrations over both", () => {
-		const trigger = triggerKey('workflow-read-from-store', 'node-1');
+		const trigger = 'workflow-read-from-store:node-1';
 		const TEST_URL = URL.replace('/webhook/', '/webhook-test/');
 		const stored: IDataObject = { modules: { [URL]: { 'call.ended': record('production') }, [TEST_URL]: { 'call.ended': record('test, stored') } } as unknown as IDataObject };
 		putBackModuleRecords(stored, trigger);
@@ -97,13 +96,6 @@ describe('static data', () => {
 		expect(putBackModuleRecords(other, trigger)[TEST_URL]).toEqual({ 'call.ended': record('test, in this copy') });
 		rememberRegistration(trigger, TEST_URL, 'call.ended', record('test, registered here'));
 		expect(putBackModuleRecords({}, trigger)[TEST_URL]).toEqual({ 'call.ended': record('test, registered here') });
-		expect(putBackModuleRecords({}, triggerKey('another-workflow', 'node-1'))).toEqual({});
-	});
-});
-
-describe('a trigger\'s key', () => {
-	it('is its workflow id and node id, the id empty for a workflow not saved yet', () => {
-		expect(triggerKey('wf-1', 'node-1')).toBe('wf-1:node-1');
-		expect(triggerKey(undefined, 'node-1')).toBe(':node-1');
+		expect(putBackModuleRecords({}, 'another-workflow:node-1')).toEqual({});
 	});
 });
