@@ -10,10 +10,11 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { deliveryLimitProperties } from '../shared/moduleSettings';
+import { CREDENTIAL_TYPE } from '../shared/transport';
 import { EVENT_TYPES } from '../shared/vocabulary';
 import { keepModules, modulesExist, registerModules } from './activation';
 import { answerDelivery, receiveDelivery } from './receive';
-import { REMEMBERED_KEYS } from './repeats';
+import { REMEMBERED_KEYS } from './processState';
 
 const GROUP_LABELS: Record<string, string> = {
 	call: 'Call',
@@ -31,7 +32,7 @@ export class CampaignCallingTrigger implements INodeType {
 		group: ['trigger'],
 		// 2, not 1: n8n evaluates an expression in its sandbox for every delivery to a webhook node whose
 		// typeVersion is 1 (webhook-helpers parseRequestBody, for the old Webhook node's binaryData option),
-		// which makes each delivery cost more than one to n8n's own Webhook node (bench/RESULTS.md, table 2d).
+		// which makes each delivery cost more than one to n8n's own Webhook node.
 		version: 2,
 		// The chosen events by name ("Call Ended"), in Title Case as n8n's UX guidelines ask of subtitles.
 		subtitle: `={{ $parameter["events"].map((event) => (${JSON.stringify(EVENT_NAMES)})[event] || event).join(", ") }}`,
@@ -39,7 +40,7 @@ export class CampaignCallingTrigger implements INodeType {
 		defaults: { name: 'Campaign Calling Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'campaignCallingApi', required: true }],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		webhooks: [
 			{
 				name: 'default',

@@ -2,9 +2,9 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 
 import { createWebhookModule } from '../shared/service';
 import { EVENT_HEADER, SECRET_HEADER } from './delivery';
-import { deliveryLimits, repeatKeyPath, selectedEvents, thisTrigger } from './parameters';
-import { hasSettings, newSecret, rememberRegistration, restoreModuleRecords, secretVerifier } from './registrations';
-import { assertServiceCanReachWebhook, warnOfUnencryptedDeliveries } from './webhookReach';
+import { deliveryLimits, repeatKeyPath, selectedEvents, thisTriggerKey } from './parameters';
+import { hasSettings, newSecret, rememberRegistration, putBackModuleRecords, secretVerifier } from './registrations';
+import { checkWebhookReach } from './webhookReach';
 
 /**
  * Activation: one webhook module per selected event, registered at the service with this node's
@@ -15,25 +15,27 @@ import { assertServiceCanReachWebhook, warnOfUnencryptedDeliveries } from './web
  * would stay registered for good and never deliver.
  */
 export async function modulesExist(this: IHookFunctions): Promise<boolean> {
-	await assertServiceCanReachWebhook.call(this);
+	const { refusal } = await checkWebhookReach.call(this);
+	if (refusal) throw refusal;
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	const events = selectedEvents.call(this);
 	const limits = deliveryLimits.call(this);
 	// Checked here so a bad Repeat Key fails activation instead of every delivery.
 	repeatKeyPath.call(this, this.getNodeParameter('options', {}) as IDataObject);
-	const modules = restoreModuleRecords(this.getWorkflowStaticData('node'), thisTrigger.call(this))[webhookUrl] ?? {};
+	const modules = putBackModuleRecords(this.getWorkflowStaticData('node'), thisTriggerKey.call(this))[webhookUrl] ?? {};
 	return events.every((event) => hasSettings(modules[event], limits));
 }
 
 export async function registerModules(this: IHookFunctions): Promise<boolean> {
-	await assertServiceCanReachWebhook.call(this);
-	await warnOfUnencryptedDeliveries.call(this);
+	const { refusal, warning } = await checkWebhookReach.call(this);
+	if (refusal) throw refusal;
+	if (warning) this.logger.warn(warning);
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	const events = selectedEvents.call(this);
 	const limits = deliveryLimits.call(this);
 	const staticData = this.getWorkflowStaticData('node');
-	const trigger = thisTrigger.call(this);
-	const records = restoreModuleRecords(staticData, trigger);
+	const trigger = thisTriggerKey.call(this);
+	const records = putBackModuleRecords(staticData, trigger);
 
 	// A new secret for the modules registered now; only the service knows earlier ones.
 	const secret = newSecret();
@@ -54,7 +56,7 @@ export async function registerModules(this: IHookFunctions): Promise<boolean> {
 		}
 		// Remembered outside static data at once: n8n saves static data only after activation, and may drop it.
 		rememberRegistration(trigger, webhookUrl, event, record);
-		restoreModuleRecords(staticData, trigger);
+		putBackModuleRecords(staticData, trigger);
 	}
 	return true;
 }
@@ -63,7 +65,7 @@ export async function keepModules(this: IHookFunctions): Promise<boolean> {
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	// After a failed create() n8n calls this on a fresh copy of static data and saves it: the
 	// modules registered before the failure are put back here, and so kept.
-	const records = restoreModuleRecords(this.getWorkflowStaticData('node'), thisTrigger.call(this));
+	const records = putBackModuleRecords(this.getWorkflowStaticData('node'), thisTriggerKey.call(this));
 	const kept = Object.keys(records[webhookUrl] ?? {}).length;
 	// The service shows no endpoint to list or delete modules: they stay registered and the
 	// record of them stays here, so the next activation reuses them instead of adding more.

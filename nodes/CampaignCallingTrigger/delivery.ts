@@ -3,7 +3,7 @@ import { jsonParse } from 'n8n-workflow';
 
 import { isPlainObject } from '../shared/validation';
 import { moduleWithSecret } from './registrations';
-import type { ModuleRecord, ModuleRecords } from './registrations';
+import type { ModuleRecord, ModuleRecords } from './processState';
 
 /** Header carrying the secret of the module that sent a delivery (registrations.ts keeps only its verifier). */
 export const SECRET_HEADER = 'x-campaign-calling-secret';

@@ -1,54 +1,67 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { ModuleRecord } from './registrations';
-import { answerRecordedAllAsNew, cacheRecordedKeys, triggerEventKey } from './repeats';
+import { cacheRecordedKeys, inFlightEvents, inFlightLifetimeMs, isRecordedRepeat, triggerEventKey } from './processState';
+import type { SenderWindow } from './processState';
+import { answerRecordedAllAsNew } from './repeats';
 
+/**
+ * The lifecycle of a delivery's answer, for the events webhook() hands to n8n with Ignore Repeats on:
+ * - **in flight**: trackAnswer() records each event (processState.ts, inFlightEvents) until n8n answers
+ *   the delivery. A retry of an event in flight waits for that answer (awaitEarlierDeliveries) instead
+ *   of queueing an execution of its own, so a full execution queue does not fill up with retries; the
+ *   sender's last attempt waits at most half its Timeout, since n8n may never run a queued execution
+ *   the user stopped.
+ * - **answered**: execute() recorded the events in n8n's deduplication store and answered 2xx. The record
+ *   goes; the waiting retries are answered as repeats; when the execution found every event new, its keys
+ *   are cached (processState.ts, recordedKeys) so later copies are answered at once.
+ * - **failed**: n8n answered non-2xx (the execution failed, or n8n could not create it). The record goes,
+ *   and a waiting retry starts an execution of its own.
+ * - **taken back**: n8n cancelled the execution after it recorded an event (repeats.ts,
+ *   checkAndRecordKeys): it removes the key from the store again, and its delivery is answered 500, so
+ *   the service's retry finds the event new.
+ * A record outlives none of this by more than the sender's retry window plus a minute.
+ */
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
-/** The delivering module's settings: how long its sender waits per attempt (seconds) and how often it retries. */
-export type SenderWindow = Pick<ModuleRecord, 'timeout' | 'retryLimit'>;
-
-interface InFlightEvent {
-	answered: Promise<boolean>;
-	/** Deliveries of the event this process took since the first: the sender's attempt number of the latest. */
-	attempts: number;
-	/** When the first of them came. */
-	since: number;
-	window: SenderWindow;
-}
-
 /**
- * Events this process handed to n8n whose execution has not answered its delivery yet: it waits for
- * a slot (n8n's concurrency limit) or for a queue-mode worker. The service retries a delivery whose
- * answer takes longer than the module's Timeout; such a retry waits for the first execution's answer
- * instead of queueing an execution of its own, so a full queue does not fill up with retries.
+ * Holds a delivery while each of its events not seen recorded here is in flight, until those earlier
+ * deliveries are answered. Returns HUNG_UP when its sender hung up meanwhile, else the events its own
+ * execution runs (`runs`) and those whose answer it now gives (`takesOver`, for trackAnswer). A failed
+ * earlier answer is not waited for again: the delivery looks again, and runs the event unless another
+ * retry took it over.
  */
-const inFlight = new Map<string, InFlightEvent>();
-
-/**
- * How long a record outlives the sender's window, (Retry Limit + 1) × Timeout from the first delivery:
- * room for the service's pauses between attempts, which its interface does not show.
- */
-export const IN_FLIGHT_MARGIN_MS = 60_000;
-/** Bounds the map as the recorded-key cache is bounded; the oldest entries go first. */
-const MAX_IN_FLIGHT = 50_000;
-
-const senderWindowMs = ({ timeout, retryLimit }: SenderWindow) => (retryLimit + 1) * timeout * 1000;
-
-function liveRecord(key: string): InFlightEvent | undefined {
-	const entry = inFlight.get(key);
-	if (entry === undefined) return undefined;
-	if (Date.now() - entry.since > senderWindowMs(entry.window) + IN_FLIGHT_MARGIN_MS) {
-		inFlight.delete(key);
-		return undefined;
+export async function awaitEarlierDeliveries(
+	trigger: string,
+	keys: Array<string | undefined>,
+	response: DeliveryResponse,
+): Promise<typeof HUNG_UP | { runs: boolean[]; takesOver: string[] }> {
+	const limitMs = countRetry(trigger, keys.filter((key): key is string => key !== undefined));
+	// Answers not waited for again: seen failing, or waited for as long as this attempt may.
+	const givenUp = new Set<Promise<boolean>>();
+	const openAnswer = (key: string | undefined) => {
+		const answer = key === undefined ? undefined : inFlightEvents.get(triggerEventKey(trigger, key))?.answered;
+		return answer === undefined || givenUp.has(answer) ? undefined : answer;
+	};
+	const unrecorded = () => keys.map((key) => key === undefined || !isRecordedRepeat(trigger, key));
+	/** The open answers of the events to run, or undefined when one of them has none to wait for. */
+	const awaited = (runs: boolean[]) => {
+		const answers = keys.filter((_, index) => runs[index]).map(openAnswer);
+		return answers.every((answer) => answer !== undefined) ? answers : undefined;
+	};
+	let runs = unrecorded();
+	let earlier = awaited(runs);
+	while (runs.some(Boolean) && earlier !== undefined) {
+		const outcome = await awaitEarlierAnswers(earlier, response, limitMs);
+		if (outcome === HUNG_UP) return HUNG_UP;
+		if (outcome === true) return { runs: keys.map(() => false), takesOver: [] };
+		for (const answer of earlier) givenUp.add(answer);
+		if (outcome === WAITED_LONG_ENOUGH) break;
+		runs = unrecorded();
+		earlier = awaited(runs);
 	}
-	return entry;
-}
-
-/** The answer to the earlier delivery of this event that n8n is still running, if there is one here. */
-export function earlierAnswer(trigger: string, hash: string): Promise<boolean> | undefined {
-	return liveRecord(triggerEventKey(trigger, hash))?.answered;
+	const takesOver = keys.filter((key, index): key is string => runs[index] && key !== undefined && openAnswer(key) === undefined);
+	return { runs, takesOver };
 }
 
 /**
@@ -56,35 +69,25 @@ export function earlierAnswer(trigger: string, hash: string): Promise<boolean> |
  * may wait for their earlier answers: undefined (until its sender hangs up) unless it is the sender's
  * last attempt, by count (Retry Limit + 1) or by time (Retry Limit × Timeout after the first).
  */
-export function countRetry(trigger: string, hashes: string[]): number | undefined {
+function countRetry(trigger: string, hashes: string[]): number | undefined {
 	let limitMs: number | undefined;
 	for (const hash of hashes) {
-		const entry = liveRecord(triggerEventKey(trigger, hash));
+		const entry = inFlightEvents.get(triggerEventKey(trigger, hash));
 		if (entry === undefined) continue;
 		entry.attempts += 1;
 		const { timeout, retryLimit } = entry.window;
 		const last = entry.attempts > retryLimit || Date.now() - entry.since >= retryLimit * timeout * 1000;
-		if (last) limitMs = Math.min(limitMs ?? Infinity, lastAttemptWaitMs(entry.window));
+		// Half its Timeout: the other half leaves an execution of its own time to start and answer.
+		if (last) limitMs = Math.min(limitMs ?? Infinity, (timeout * 1000) / 2);
 	}
 	return limitMs;
 }
 
 /**
- * How long the sender's last attempt waits for an earlier execution's answer: half its Timeout. n8n may
- * never answer (a queued execution the user stopped), so the other half is left for an execution of
- * its own to start and answer before the sender gives up for good.
- */
-function lastAttemptWaitMs(window: SenderWindow): number {
-	return (window.timeout * 1000) / 2;
-}
-
-/**
- * Marks the delivery's events as in flight until n8n answers it, in place of any earlier delivery's
- * record of them (whose attempts and first time it keeps: the sender's window runs from its first
- * attempt). A 2xx answer comes only from the trigger's execute() once n8n's deduplication store holds
- * the events; when it says the execution found none of them there (its repeats are the `knownRepeats`
- * webhook() counted), they are cached as recorded here too (in queue mode this webhook process learns
- * of them without running execute()), else they age the trigger's cached keys as the store's.
+ * Marks the delivery's events in flight until n8n answers it, in place of an earlier delivery's record
+ * (whose attempts and first time it keeps). A 2xx answer whose repeats are only the `knownRepeats`
+ * webhook() counted caches the keys as recorded (a queue-mode webhook process learns it from the
+ * worker's answer), any other 2xx ages the trigger's cached keys as the store's.
  */
 export function trackAnswer(trigger: string, hashes: string[], response: DeliveryResponse, window: SenderWindow, knownRepeats = 0): void {
 	if (hashes.length === 0) return;
@@ -93,15 +96,14 @@ export function trackAnswer(trigger: string, hashes: string[], response: Deliver
 	const now = Date.now();
 	for (const hash of hashes) {
 		const key = triggerEventKey(trigger, hash);
-		const earlier = liveRecord(key);
-		inFlight.delete(key);
-		inFlight.set(key, { answered, attempts: earlier?.attempts ?? 1, since: earlier?.since ?? now, window: earlier?.window ?? window });
-		if (inFlight.size > MAX_IN_FLIGHT) inFlight.delete(inFlight.keys().next().value as string);
+		const earlier = inFlightEvents.get(key);
+		const record = { answered, attempts: earlier?.attempts ?? 1, since: earlier?.since ?? now, window: earlier?.window ?? window };
+		inFlightEvents.set(key, record, record.since, inFlightLifetimeMs(record.window));
 	}
 	void answer.then(({ accepted, body }) => {
 		for (const hash of hashes) {
 			const key = triggerEventKey(trigger, hash);
-			if (inFlight.get(key)?.answered === answered) inFlight.delete(key);
+			if (inFlightEvents.get(key)?.answered === answered) inFlightEvents.delete(key);
 		}
 		if (accepted) cacheRecordedKeys(trigger, hashes, answerRecordedAllAsNew(body, knownRepeats));
 	});
@@ -126,14 +128,10 @@ function whenAnswered(response: DeliveryResponse): Promise<{ accepted: boolean; 
 
 /** Why a retry stopped waiting for the earlier answers without one of them failing. */
 export const HUNG_UP = 'hung up';
-export const WAITED_LONG_ENOUGH = 'waited long enough';
+const WAITED_LONG_ENOUGH = 'waited long enough';
 
-/**
- * Waits for the answers to the earlier deliveries: true when all were accepted, false when one
- * failed; HUNG_UP when this delivery's sender hung up first (it sends the event again), and
- * WAITED_LONG_ENOUGH after `limitMs` (countRetry's), when this delivery starts an execution itself.
- */
-export async function awaitEarlierAnswers(
+/** true when all earlier answers were accepted, false when one failed, or why it stopped waiting first. */
+async function awaitEarlierAnswers(
 	answers: Array<Promise<boolean>>,
 	response: DeliveryResponse,
 	limitMs?: number,
@@ -154,9 +152,4 @@ export async function awaitEarlierAnswers(
 	} finally {
 		response.off('close', hangUp);
 	}
-}
-
-/** How many events are in flight in this process (for tests). */
-export function inFlightCount(): number {
-	return inFlight.size;
 }

@@ -4,7 +4,6 @@ import { NodeOperationError } from 'n8n-workflow';
 import { readDeliveryLimits } from '../shared/moduleSettings';
 import { refusedInputError } from '../shared/validation';
 import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
-import { triggerKey } from './registrations';
 import { readRepeatKeyPath } from './repeats';
 
 /** Ignore Repeats is on unless the user turned it off: each event then runs once, retries included. */
@@ -15,8 +14,9 @@ export function ignoresRepeats(this: IWebhookFunctions | IExecuteFunctions, opti
 	return (options.ignoreRepeats ?? IGNORE_REPEATS_DEFAULT) === true && this.getMode() !== 'manual';
 }
 
-export function thisTrigger(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
-	return triggerKey(this.getWorkflow().id, this.getNode().id);
+/** Identifies this trigger node across n8n's Workflow objects, in the process's state: its workflow's id and its own. */
+export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
+	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 }
 
 export function deliveryLimits(this: IHookFunctions): { timeout: number; retryLimit: number } {

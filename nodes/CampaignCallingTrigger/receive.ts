@@ -4,10 +4,12 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
 import { EVENT_HEADER, HANDOVER_FIELD, deliveringModule, parseDelivery, readHandover, withoutSecret } from './delivery';
 import type { Handover } from './delivery';
-import { HUNG_UP, WAITED_LONG_ENOUGH, awaitEarlierAnswers, countRetry, earlierAnswer, trackAnswer } from './inFlight';
-import { ignoresRepeats, repeatKeyPath, selectedEvents, thisTrigger } from './parameters';
+import { HUNG_UP, awaitEarlierDeliveries, trackAnswer } from './inFlight';
+import { ignoresRepeats, repeatKeyPath, selectedEvents, thisTriggerKey } from './parameters';
 import { currentModuleRecords } from './registrations';
-import { REMEMBERED_KEYS, STORE_SETTLE_MS, checkAndRecordKeys, isRecordedRepeat, keySources, repeatKeyHash } from './repeats';
+import { keySources } from './exactNumbers';
+import { REMEMBERED_KEYS } from './processState';
+import { STORE_SETTLE_MS, checkAndRecordKeys, repeatKeyHash } from './repeats';
 
 /**
  * webhook(): checks a delivery and hands its new events to n8n for an execution. It answers at once
@@ -18,7 +20,7 @@ import { REMEMBERED_KEYS, STORE_SETTLE_MS, checkAndRecordKeys, isRecordedRepeat,
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = this.getRequestObject();
 	const response = this.getResponseObject();
-	const trigger = thisTrigger.call(this);
+	const trigger = thisTriggerKey.call(this);
 
 	const sender = deliveringModule(currentModuleRecords(this.getWorkflowStaticData('node'), trigger), request.headers);
 	if (sender === undefined) {
@@ -51,33 +53,12 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const received = delivery.entries.length;
 	const repeatsOf = (count: number) => (checkRepeats ? count : undefined);
 
-	let passed = selected;
-	const retryWaitMs = countRetry(trigger, selected.flatMap(({ key }) => (key === undefined ? [] : [key])));
-	// Answers not waited for again: seen failing, or waited for as long as this attempt may (whatever
-	// order the in-flight record is cleared in). This delivery's execution takes their events over.
-	const givenUp = new Set<Promise<boolean>>();
-	for (;;) {
-		passed = selected.filter(({ key }) => key === undefined || !isRecordedRepeat(trigger, key));
-		if (passed.length === 0) return { webhookResponse: acknowledgement(received, 0, repeatsOf(selected.length)) };
-		const earlier = passed.map(({ key }) => (key === undefined ? undefined : earlierAnswer(trigger, key)));
-		if (earlier.some((answer) => answer === undefined || givenUp.has(answer))) break;
-		const accepted = await awaitEarlierAnswers(earlier as Array<Promise<boolean>>, response, retryWaitMs);
-		if (accepted === HUNG_UP) return { noWebhookResponse: true };
-		if (accepted === true) return { webhookResponse: acknowledgement(received, 0, repeatsOf(selected.length)) };
-		for (const answer of earlier) givenUp.add(answer as Promise<boolean>);
-		// The sender's last attempt, and n8n may never run the earlier execution (a queued one the user
-		// stopped): this delivery starts one of its own, Ignore Repeats still running the event once.
-		if (accepted === WAITED_LONG_ENOUGH) break;
-		// An earlier execution failed: look again, and start one for this delivery unless another retry did.
-	}
-
-	const keysInFlightHere = passed.flatMap(({ key }) => {
-		if (key === undefined) return [];
-		const answer = earlierAnswer(trigger, key);
-		return answer === undefined || givenUp.has(answer) ? [key] : [];
-	});
+	const earlier = await awaitEarlierDeliveries(trigger, selected.map(({ key }) => key), response);
+	if (earlier === HUNG_UP) return { noWebhookResponse: true };
+	const passed = selected.filter((_, index) => earlier.runs[index]);
+	if (passed.length === 0) return { webhookResponse: acknowledgement(received, 0, repeatsOf(selected.length)) };
 	const knownRepeats = selected.length - passed.length;
-	trackAnswer(trigger, keysInFlightHere, response, sender, knownRepeats);
+	trackAnswer(trigger, earlier.takesOver, response, sender, knownRepeats);
 
 	const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
 	const items: INodeExecutionData[] = passed.map(({ entry, eventType, key }) => {
@@ -106,10 +87,10 @@ export async function answerDelivery(this: IExecuteFunctions): Promise<INodeExec
 
 	let repeats = items.map(() => false);
 	if (checkRepeats) {
-		const options = { mode: 'entries' as const, maxEntries: REMEMBERED_KEYS };
+		const storeOptions = { mode: 'entries' as const, maxEntries: REMEMBERED_KEYS };
 		const store = {
-			record: async (hashes: string[]) => await this.helpers.checkProcessedAndRecord(hashes, 'node', options),
-			remove: async (hashes: string[]) => await this.helpers.removeProcessed(hashes, 'node', options),
+			record: async (hashes: string[]) => await this.helpers.checkProcessedAndRecord(hashes, 'node', storeOptions),
+			remove: async (hashes: string[]) => await this.helpers.removeProcessed(hashes, 'node', storeOptions),
 			settle: async () => await sleep(STORE_SETTLE_MS),
 		};
 		// n8n cancels an execution by aborting this signal after it answered the sender 500 (1.x at
@@ -118,7 +99,7 @@ export async function answerDelivery(this: IExecuteFunctions): Promise<INodeExec
 		const cancelled = () => this.getExecutionCancelSignal()?.aborted === true;
 		let checked: boolean[] | undefined;
 		try {
-			checked = await checkAndRecordKeys(store, thisTrigger.call(this), handovers.map((handover) => handover?.key), cancelled);
+			checked = await checkAndRecordKeys(store, thisTriggerKey.call(this), handovers.map((handover) => handover?.key), cancelled);
 		} catch (error) {
 			throw new NodeOperationError(this.getNode(), error as Error, {
 				description: "n8n could not record the event in its deduplication store, so n8n answers the delivery 500 and the service sends the event again.",

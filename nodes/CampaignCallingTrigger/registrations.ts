@@ -3,26 +3,10 @@ import type { IDataObject } from 'n8n-workflow';
 import { randomString } from 'n8n-workflow';
 
 import { isPlainObject } from '../shared/validation';
+import { readFromStore, registeredHere } from './processState';
+import type { ModuleRecord, ModuleRecords } from './processState';
 
-/**
- * What the trigger knows about the webhook modules it registered. The service can neither list,
- * change nor delete modules, so this record is the only thing that keeps a later activation from
- * registering an event again, and the only way to tell a module's deliveries from forgeries.
- *
- * The node's static data (n8n's database) holds, per module, a verifier (the SHA-256 of the secret
- * that module sends) and the delivery settings it was registered with. The secret itself is kept
- * nowhere in n8n, because n8n 1.x copies a workflow's static data into every execution it saves.
- */
-export interface ModuleRecord {
-	verifier: string;
-	timeout: number;
-	retryLimit: number;
-}
-
-/** Per webhook URL (production and test URLs differ): event type → the module registered for it. */
-export type ModuleRecords = Record<string, Record<string, ModuleRecord>>;
-
-/** Where in the node's static data the records live. */
+/** Where in the node's static data the module records (processState.ts, ModuleRecord) live. */
 const MODULES = 'modules';
 
 /** 64 characters from a 62-letter alphabet: about 381 bits from the platform's secure generator. */
@@ -52,7 +36,7 @@ export function readModuleRecords(staticData: IDataObject): ModuleRecords {
 	return records;
 }
 
-export function writeModuleRecords(staticData: IDataObject, records: ModuleRecords): void {
+function writeModuleRecords(staticData: IDataObject, records: ModuleRecords): void {
 	staticData[MODULES] = structuredClone(records) as unknown as IDataObject;
 }
 
@@ -70,35 +54,6 @@ export function moduleWithSecret(records: ModuleRecords, presented: string): Mod
 	return known;
 }
 
-/**
- * Modules this n8n process registered, per trigger, for as long as the process runs. A registration
- * is written here the moment the service confirms it, because static data lags behind it:
- * - n8n saves static data only after every create() of the activation returned (2.41.1
- *   `ActiveWorkflowManager.addWebhooks`), while the webhook's route is live before create() runs: a
- *   module registered first can deliver before its record is saved, and webhook() checks here too;
- * - after a failed create(), n8n 1.x (and 2.x without its publication service) calls delete() on a
- *   copy freshly loaded from the database. delete(), the next checkExists() and the next create()
- *   put back what is missing, so a retry registers no event twice and every module keeps its verifier.
- * A record here is the newest this process made for its URL and event, so it wins over a stored one.
- */
-const registeredHere = new Map<string, ModuleRecords>();
-
-/**
- * Records this n8n process has read in each trigger's stored static data, the newest read per URL and
- * event. n8n gives "Listen for test event" no stored static data: each listen starts from an empty copy
- * and n8n saves none of it (`TestWebhooks.toWorkflow`; manual executions save no static data). The test
- * URL's records reach n8n's database only with an activation, which stores this process's registrations
- * beside its own, and come back when the workflow is activated or deactivated again, or reactivated as
- * n8n starts. The service never removes a module, so a record once stored still describes a module that
- * delivers with that secret: a listen reuses it, under the stored records and this process's registrations.
- */
-const readFromStore = new Map<string, ModuleRecords>();
-
-/** Identifies a trigger node across n8n's Workflow objects: its workflow's id and its own id. */
-export function triggerKey(workflowId: string | undefined, nodeId: string): string {
-	return `${workflowId ?? ''}:${nodeId}`;
-}
-
 export function rememberRegistration(trigger: string, url: string, event: string, record: ModuleRecord): void {
 	const records = registeredHere.get(trigger) ?? {};
 	(records[url] ??= {})[event] = { ...record };
@@ -110,8 +65,8 @@ export function currentModuleRecords(staticData: IDataObject, trigger: string): 
 	return recallRegistrations(trigger, readModuleRecords(staticData)).records;
 }
 
-/** As currentModuleRecords, and written into static data when this process's registrations changed them. */
-export function restoreModuleRecords(staticData: IDataObject, trigger: string): ModuleRecords {
+/** As currentModuleRecords, and written into static data where this process's registrations or reads fill its gaps. */
+export function putBackModuleRecords(staticData: IDataObject, trigger: string): ModuleRecords {
 	const { records, changed } = recallRegistrations(trigger, readModuleRecords(staticData));
 	if (changed) writeModuleRecords(staticData, records);
 	return records;

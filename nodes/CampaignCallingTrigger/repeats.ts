@@ -2,9 +2,8 @@ import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { InvalidInputError, quote } from '../shared/validation';
-
-/** How many keys each trigger remembers; older ones are forgotten first. */
-export const REMEMBERED_KEYS = 10_000;
+import { ExactNumber } from './exactNumbers';
+import { storeQueues } from './processState';
 
 /**
  * Characters of a key's SHA-256 (base64url) that are kept: 96 bits. Among 10,000 keys the chance
@@ -29,18 +28,6 @@ export function readRepeatKeyPath(value: unknown): string[] {
 		);
 	}
 	return segments.map((segment) => segment.trim());
-}
-
-/**
- * A number of the delivery whose JSON text a double does not hold (an id beyond 2^53, say): it is
- * hashed by its exact decimal value, so ids that differ only in digits a double drops stay apart.
- */
-class ExactNumber {
-	readonly text: string;
-
-	constructor(text: string) {
-		this.text = text;
-	}
 }
 
 /**
@@ -89,221 +76,6 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * Whether a body may hold a number that JSON parsing changed: one with 16 or more digits, or an
- * exponent of three digits. Any other JSON number has at most 15 significant digits within a double's
- * normal range, which a double holds exactly, so most deliveries skip the second parse.
- */
-const MAY_LOSE_DIGITS = /\d(?:\.?\d){15}|[eE][+-]?\d{3}/;
-
-/**
- * The events to take repeat keys from: the parsed ones, or, when the body may hold numbers that JSON
- * parsing rounded, the same events parsed again from the raw body with those numbers kept exactly.
- */
-export function keySources(entries: IDataObject[], rawBody: string | undefined): unknown[] {
-	if (rawBody === undefined || !MAY_LOSE_DIGITS.test(rawBody)) return entries;
-	let exact: unknown;
-	try {
-		exact = parseKeepingNumbers(rawBody);
-	} catch {
-		return entries;
-	}
-	const exactEntries = Array.isArray(exact) ? exact : [exact];
-	return exactEntries.length === entries.length ? exactEntries : entries;
-}
-
-/** JSON.parse with each number that a double does not hold kept as its exact value. */
-export function parseKeepingNumbers(text: string): unknown {
-	return SOURCE_TEXT_IN_REVIVER ? parseWithSourceText(text) : parseNumbersByHand(text);
-}
-
-/**
- * Newer Node (V8 11.4 on, so Node 21 and later: n8n 2.x runs on 24) hands JSON.parse's reviver each
- * number's text; n8n 1.x may run on Node 20, which does not.
- */
-export const SOURCE_TEXT_IN_REVIVER = (() => {
-	try {
-		return JSON.parse('1', (_key, value, context?: { source?: string }) => context?.source ?? value) === '1';
-	} catch {
-		return false;
-	}
-})();
-
-export function parseWithSourceText(text: string): unknown {
-	return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
-		typeof value === 'number' && context?.source !== undefined ? exactNumber(context.source, value) : value,
-	);
-}
-
-// A string token; JSON.parse then decodes it, refusing what JSON does not allow in a string.
-const JSON_STRING = /"(?:[^"\\]|\\.)*"/y;
-const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const JSON_SPACE = /[ \t\n\r]*/y;
-
-/** The same JSON parse on a Node whose reviver gets no number text: a small parser of its own. */
-export function parseNumbersByHand(text: string): unknown {
-	let at = 0;
-	const fail = (): never => {
-		throw new SyntaxError(`Unexpected JSON at position ${at}`);
-	};
-	const match = (pattern: RegExp): string | undefined => {
-		pattern.lastIndex = at;
-		const found = pattern.exec(text);
-		if (found === null) return undefined;
-		at += found[0].length;
-		return found[0];
-	};
-	const skipSpace = () => match(JSON_SPACE);
-	const take = (expected: string) => {
-		skipSpace();
-		if (text[at] !== expected) fail();
-		at++;
-	};
-	const readString = (): string => JSON.parse(match(JSON_STRING) ?? fail()) as string;
-	const readValue = (): unknown => {
-		skipSpace();
-		const first = text[at];
-		if (first === '{') {
-			at++;
-			// Own data properties as JSON.parse makes them, a "__proto__" field included.
-			const object: Record<string, unknown> = {};
-			skipSpace();
-			if (text[at] === '}') return (at++, object);
-			for (;;) {
-				skipSpace();
-				const name = readString();
-				take(':');
-				Object.defineProperty(object, name, { value: readValue(), enumerable: true, writable: true, configurable: true });
-				skipSpace();
-				if (text[at] === '}') return (at++, object);
-				take(',');
-			}
-		}
-		if (first === '[') {
-			at++;
-			const array: unknown[] = [];
-			skipSpace();
-			if (text[at] === ']') return (at++, array);
-			for (;;) {
-				array.push(readValue());
-				skipSpace();
-				if (text[at] === ']') return (at++, array);
-				take(',');
-			}
-		}
-		if (first === '"') return readString();
-		for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
-			if (text.startsWith(word, at)) return (at += word.length, value);
-		}
-		const number = match(JSON_NUMBER) ?? fail();
-		return exactNumber(number, Number(number));
-	};
-	const value = readValue();
-	skipSpace();
-	if (at !== text.length) fail();
-	return value;
-}
-
-/** The parsed double where it holds the number's value (so keys hash as they always did), else its exact value. */
-function exactNumber(source: string, parsed: number): number | ExactNumber {
-	const exact = decimalValue(source);
-	return exact === decimalValue(String(parsed)) ? parsed : new ExactNumber(exact ?? source);
-}
-
-/**
- * A number's value as one text per value: its significant digits and power of ten ("12e-1" for 1.20),
- * written out in full for integers up to 20 trailing zeros. undefined for what is not a decimal
- * number (String of Infinity).
- */
-function decimalValue(text: string): string | undefined {
-	const parts = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
-	if (parts === null) return undefined;
-	const [, sign, whole, fraction = '', exponent = '0'] = parts;
-	let digits = `${whole}${fraction}`.replace(/^0+/, '');
-	if (digits === '') return '0';
-	let power = Number(exponent) - fraction.length;
-	const trailing = /0+$/.exec(digits)?.[0].length ?? 0;
-	digits = digits.slice(0, digits.length - trailing);
-	power += trailing;
-	return power >= 0 && power <= 20 ? `${sign}${digits}${'0'.repeat(power)}` : `${sign}${digits}e${power}`;
-}
-
-/**
- * Keys this process saw an execution record as new in n8n's store, per trigger: a delivery made only
- * of these is answered without starting an execution. Only a cache (the store is the record), so it
- * must never call an event a repeat that the store would run. The store keeps a trigger's last
- * REMEMBERED_KEYS keys in the order they were recorded (a repeat does not move its key), and other
- * n8n processes record keys this one never sees; so a key is cached in recording order, for at most
- * CACHED_KEY_LIFETIME_MS, and only while fewer than CACHED_KEYS_PER_TRIGGER newer keys of its trigger
- * were handed to executions here. A key is then gone from the store while still cached only if other
- * processes recorded the other half of REMEMBERED_KEYS for that trigger within CACHED_KEY_LIFETIME_MS.
- */
-export const CACHED_KEYS_PER_TRIGGER = REMEMBERED_KEYS / 2;
-/**
- * The cache serves the service's retries of an answered event, which come once its attempt timed out
- * (within 2 minutes at the module's defaults); later copies start a short execution that asks the store.
- * Longer would let fewer events from other processes outdate a cached key; shorter, more repeats cost
- * an execution.
- */
-export const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
-/** Bounds the cache as a whole, so the keys of a trigger that was deactivated or deleted age out. */
-export const MAX_CACHED_KEYS = 50_000;
-/** Per trigger, key → when it was cached, oldest first. */
-const cachedByTrigger = new Map<string, Map<string, number>>();
-/** Every cached key (trigger and key), oldest first, for the bound over all triggers. */
-const cachedInOrder = new Map<string, true>();
-
-/** One trigger's event key among all triggers' in this process (the recorded-key cache, the in-flight events). */
-export const triggerEventKey = (trigger: string, hash: string) => `${trigger}\n${hash}`;
-
-export function isRecordedRepeat(trigger: string, hash: string): boolean {
-	const since = cachedByTrigger.get(trigger)?.get(hash);
-	if (since === undefined) return false;
-	if (Date.now() - since < CACHED_KEY_LIFETIME_MS) return true;
-	forget(trigger, hash);
-	return false;
-}
-
-/**
- * Called only once an execution answered the delivery 2xx. Its keys are cached only when it recorded
- * every one of them as new: a cached key must never hide an event that was not recorded, or whose
- * execution n8n cancelled, and a key the store already held may be the next one it forgets. Otherwise
- * some of them were recorded as new all the same, so as many of the trigger's oldest cached keys go,
- * as they go from the store. A key cached already keeps its place, as it keeps its place in the store.
- */
-export function cacheRecordedKeys(trigger: string, hashes: string[], recordedAsNew = true): void {
-	let cached = cachedByTrigger.get(trigger);
-	if (!recordedAsNew) {
-		for (let aged = 0; aged < hashes.length && cached !== undefined && cached.size > 0; aged++) {
-			forget(trigger, cached.keys().next().value as string);
-		}
-		return;
-	}
-	if (cached === undefined) {
-		cached = new Map();
-		cachedByTrigger.set(trigger, cached);
-	}
-	const now = Date.now();
-	for (const hash of hashes) {
-		if (cached.has(hash)) continue;
-		cached.set(hash, now);
-		cachedInOrder.set(triggerEventKey(trigger, hash), true);
-		if (cached.size > CACHED_KEYS_PER_TRIGGER) forget(trigger, cached.keys().next().value as string);
-		if (cachedInOrder.size > MAX_CACHED_KEYS) {
-			const oldest = cachedInOrder.keys().next().value as string;
-			const split = oldest.lastIndexOf('\n');
-			forget(oldest.slice(0, split), oldest.slice(split + 1));
-		}
-	}
-}
-
-function forget(trigger: string, hash: string): void {
-	cachedInOrder.delete(triggerEventKey(trigger, hash));
-	const cached = cachedByTrigger.get(trigger);
-	cached?.delete(hash);
-	if (cached?.size === 0) cachedByTrigger.delete(trigger);
-}
-
-/**
  * Whether an execution's answer (its JSON body, as text or parsed) says it recorded as new every
  * event it was handed, given how many of the delivery's events webhook() already knew as repeats.
  */
@@ -317,11 +89,6 @@ export function answerRecordedAllAsNew(body: unknown, knownRepeats: number): boo
 		}
 	}
 	return typeof answer === 'object' && answer !== null && (answer as IDataObject).repeats === knownRepeats;
-}
-
-/** How many keys this process caches (for tests and the bench). */
-export function cachedKeyCount(): number {
-	return cachedInOrder.size;
 }
 
 /** n8n's deduplication store, narrowed to what the trigger uses: its checkProcessedAndRecord and removeProcessed. */
@@ -341,25 +108,23 @@ export interface KeyStore {
  */
 export const STORE_SETTLE_MS = 1000;
 
-const queues = new Map<string, Promise<unknown>>();
-
 /**
  * Runs one trigger's store updates one after another within this process. n8n's store reads the
  * list, adds to it and writes it back: two executions doing that at once would both find a key new
  * (a doubled event) and the later write would drop the other's key.
  */
 async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T> {
-	const previous = queues.get(trigger) ?? Promise.resolve();
+	const previous = storeQueues.get(trigger) ?? Promise.resolve();
 	const run = previous.then(task, task);
 	const settled = run.then(
 		() => undefined,
 		() => undefined,
 	);
-	queues.set(trigger, settled);
+	storeQueues.set(trigger, settled);
 	try {
 		return await run;
 	} finally {
-		if (queues.get(trigger) === settled) queues.delete(trigger);
+		if (storeQueues.get(trigger) === settled) storeQueues.delete(trigger);
 	}
 }
 

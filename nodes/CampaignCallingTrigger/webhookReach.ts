@@ -29,60 +29,40 @@ export function isLoopbackHost(hostname: string): boolean {
 	return firstOctet === 127 || firstOctet === 0;
 }
 
-interface ReachUrls {
-	/** n8n's webhook URL for this node, as registered. */
-	webhookUrl: string;
-	webhook: URL;
-	/** The credential's Base URL. */
-	service: URL;
-}
-
-/** Both ends, or undefined when one is no web address (the registration refuses a bad Base URL with its own message). */
-async function reachUrls(context: IHookFunctions): Promise<ReachUrls | undefined> {
-	const webhookUrl = context.getNodeWebhookUrl('default');
+/**
+ * What keeps the service from reaching n8n's webhook URL, checked before anything is registered at the
+ * service: `refusal` when it provably cannot (a loopback host in the webhook URL while the credential's
+ * Base URL is not on loopback too: n8n's default http://localhost:5678/ until its admin sets the
+ * webhook URL, and a module registered with it could never be removed); `warning` when a plain http
+ * webhook URL meets an https Base URL (the deliveries, this trigger's secret header with them, travel
+ * unencrypted). Private addresses and local names (10/8, 172.16/12, 192.168/16, link-local, fc00::/7,
+ * *.local, *.internal) pass: the service may share that network, and n8n cannot tell. Nothing is found
+ * when either URL is no web address (the registration refuses a bad Base URL with its own message).
+ */
+export async function checkWebhookReach(this: IHookFunctions): Promise<{ refusal?: NodeOperationError; warning?: string }> {
+	const webhookUrl = this.getNodeWebhookUrl('default');
 	const webhook = webhookUrl === undefined ? undefined : parseHttpUrl(webhookUrl);
-	if (webhookUrl === undefined || webhook === undefined) return undefined;
 	let service: URL | undefined;
 	try {
-		service = parseHttpUrl(await credentialBaseUrl(context));
+		service = parseHttpUrl(await credentialBaseUrl(this));
 	} catch {
-		return undefined;
+		return {};
 	}
-	return service === undefined ? undefined : { webhookUrl, webhook, service };
-}
-
-/**
- * Refuses, before anything is registered at the service, a webhook URL the service provably cannot
- * reach: a loopback host in n8n's webhook URL while the credential's Base URL is not on loopback too.
- * That is n8n's default (http://localhost:5678/) until its admin sets the webhook URL, and modules
- * the service registers cannot be removed. Private addresses and local names (10/8, 172.16/12,
- * 192.168/16, link-local, fc00::/7, *.local, *.internal) pass: the service may share that network,
- * and n8n cannot tell.
- */
-export async function assertServiceCanReachWebhook(this: IHookFunctions): Promise<void> {
-	const urls = await reachUrls(this);
-	if (urls === undefined) return;
-	const { webhookUrl, webhook, service } = urls;
+	if (webhook === undefined || service === undefined) return {};
 	if (isLoopbackHost(webhook.hostname) && !isLoopbackHost(service.hostname)) {
-		throw new NodeOperationError(
+		const refusal = new NodeOperationError(
 			this.getNode(),
 			`The service cannot reach n8n's webhook URL ${webhookUrl}: ${webhook.hostname} is a loopback address, and the service (${service.host}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to the address at which the service reaches n8n, and restart n8n: ${WEBHOOK_URL_DOCS} . Nothing was registered at the service.`,
 			{
 				description: `n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ behind a reverse proxy. See ${WEBHOOK_URL_DOCS}`,
 			},
 		);
+		return { refusal };
 	}
-}
-
-/**
- * A plain http webhook URL against an https Base URL is registered: the service reaches it, but its
- * deliveries, this trigger's secret header with them, travel unencrypted. n8n's log says so.
- */
-export async function warnOfUnencryptedDeliveries(this: IHookFunctions): Promise<void> {
-	const urls = await reachUrls(this);
-	if (urls?.webhook.protocol === 'http:' && urls.service.protocol === 'https:') {
-		this.logger.warn(
-			`Campaign Calling Trigger: n8n's webhook URL ${urls.webhookUrl} is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to an https address: ${WEBHOOK_URL_DOCS}`,
-		);
+	if (webhook.protocol === 'http:' && service.protocol === 'https:') {
+		return {
+			warning: `Campaign Calling Trigger: n8n's webhook URL ${webhookUrl} is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to an https address: ${WEBHOOK_URL_DOCS}`,
+		};
 	}
+	return {};
 }

@@ -71,13 +71,21 @@ describe('a delivery while activation is still registering modules', () => {
 	it('from a module this process has just registered is accepted before n8n saved static data', async () => {
 		const trigger = new TriggerHarness({ events: ['call.started', 'call.ended'], options: {} }, credentials());
 		simulator.injectFault({ kind: 'slow', path: '/v1/modules/webhook', after: 1, delayMs: 1500 });
+		// Registrations are sequential: once the second (held back by the fault) has reached the service,
+		// the node has taken in the first one's answer. The first module alone in the simulator would not
+		// show that, and on a busy machine the delivery could overtake that answer.
+		const registrations = () => simulator.requests.filter((request) => request.path === '/v1/modules/webhook').length;
+		const record = simulator.requests.push.bind(simulator.requests);
+		const secondRegistration = new Promise<void>((resolve) => {
+			jest.spyOn(simulator.requests, 'push').mockImplementation((...recorded) => {
+				const length = record(...recorded);
+				if (registrations() >= 2) resolve();
+				return length;
+			});
+		});
 		const activation = trigger.activate();
 		try {
-			// Registrations are sequential: once the second (held back by the fault) has reached the service,
-			// the node has taken in the first one's answer. The first module alone in the simulator would not
-			// show that, and on a busy machine the delivery could overtake that answer.
-			const registrations = () => simulator.requests.filter((request) => request.path === '/v1/modules/webhook').length;
-			while (registrations() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+			await secondRegistration;
 			const [first] = modulesFor(simulator, trigger.webhookUrl);
 
 			const outcome = await trigger.deliver({
@@ -88,6 +96,7 @@ describe('a delivery while activation is still registering modules', () => {
 			expect([outcome.statusCode, outcome.executed]).toEqual([200, true]);
 		} finally {
 			await activation;
+			jest.restoreAllMocks();
 		}
 	});
 });

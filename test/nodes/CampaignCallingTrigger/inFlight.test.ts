@@ -6,17 +6,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import {
-	HUNG_UP,
-	IN_FLIGHT_MARGIN_MS,
-	WAITED_LONG_ENOUGH,
-	awaitEarlierAnswers,
-	countRetry,
-	earlierAnswer,
-	inFlightCount,
-	trackAnswer,
-} from '../../../nodes/CampaignCallingTrigger/inFlight';
-import { isRecordedRepeat, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
+import { HUNG_UP, awaitEarlierDeliveries, trackAnswer } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { inFlightEvents, isRecordedRepeat, triggerEventKey } from '../../../nodes/CampaignCallingTrigger/processState';
+import { repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
 import { FakeResponse, TriggerHarness, moduleSecret } from '../../helpers/triggerContext.ts';
@@ -26,6 +18,12 @@ beforeAll(async () => {
 	simulator = await startSimulator();
 });
 afterAll(async () => simulator.close());
+
+/** How long an in-flight record outlives the sender's window (docs/trigger.md, "When n8n's queue is full"). */
+const IN_FLIGHT_MARGIN_MS = 60_000;
+
+/** The answer an in-flight event's retry would wait for, if the event is in flight. */
+const earlierAnswer = (trigger: string, hash: string) => inFlightEvents.get(triggerEventKey(trigger, hash))?.answered;
 
 const credentials = () => ({ baseUrl: simulator.url, apiKey: DEMO.apiKey });
 
@@ -158,12 +156,12 @@ describe('a retry while the first delivery\'s execution waits in n8n\'s queue', 
 	});
 
 	it('leaves nothing in flight once the executions answered', async () => {
-		const before = inFlightCount();
-		const { take } = await activeTrigger();
+		const { trigger, take } = await activeTrigger();
 		const first = await take(ended('c-12'));
-		expect(inFlightCount()).toBe(before + 1);
+		const inFlight = () => earlierAnswer(`${trigger.workflow.id}:${trigger.node.id}`, repeatKeyHash(ended('c-12'), [], 'call.ended')!);
+		expect(inFlight()).toBeDefined();
 		await first.run();
-		expect(inFlightCount()).toBe(before);
+		expect(inFlight()).toBeUndefined();
 	});
 });
 
@@ -312,16 +310,13 @@ describe('how long and how many in-flight events a retry relies on', () => {
 		const clock = jest.spyOn(Date, 'now').mockReturnValue(since);
 		try {
 			trackAnswer('limit-trigger', ['expired-hash'], response(), WINDOW);
-			const count = inFlightCount();
-			clock.mockReturnValue(since + 36_000 + IN_FLIGHT_MARGIN_MS);
+			clock.mockReturnValue(since + 36_000 + IN_FLIGHT_MARGIN_MS - 1);
 			expect(earlierAnswer('limit-trigger', 'expired-hash')).toBeDefined();
-			clock.mockReturnValue(since + 36_000 + IN_FLIGHT_MARGIN_MS + 1);
+			clock.mockReturnValue(since + 36_000 + IN_FLIGHT_MARGIN_MS);
 			expect(earlierAnswer('limit-trigger', 'expired-hash')).toBeUndefined();
-			expect(inFlightCount()).toBe(count - 1);
 		} finally {
 			clock.mockRestore();
 		}
-		expect(IN_FLIGHT_MARGIN_MS).toBe(60_000);
 	});
 
 	it('a retry after the record was dropped starts an execution at once', async () => {
@@ -341,9 +336,8 @@ describe('how long and how many in-flight events a retry relies on', () => {
 		const hashes = Array.from({ length: 50_001 }, (_, index) => `bound-${index}`);
 		const answering = new FakeResponse();
 		trackAnswer('bound-trigger', hashes, answering as unknown as Response, WINDOW);
-		expect(inFlightCount()).toBe(50_000);
 		// Any records of earlier tests went first, then the oldest of these.
-		expect([earlierAnswer('bound-trigger', 'bound-0'), earlierAnswer('bound-trigger', 'bound-1')].map(Boolean)).toEqual([false, true]);
+		expect(['bound-0', 'bound-1', 'bound-50000'].map((hash) => Boolean(earlierAnswer('bound-trigger', hash)))).toEqual([false, true, true]);
 		answering.end();
 	});
 
@@ -359,48 +353,80 @@ describe('how long and how many in-flight events a retry relies on', () => {
 		later.end();
 	});
 
-	it("a later delivery's record keeps the first one's attempts: its sender's next attempt is counted after them", () => {
-		trackAnswer('count-trigger', ['counted'], response(), WINDOW);
-		for (let attempt = 2; attempt <= WINDOW.retryLimit; attempt++) expect(countRetry('count-trigger', ['counted'])).toBeUndefined();
-		trackAnswer('count-trigger', ['counted'], response(), WINDOW);
-		expect(countRetry('count-trigger', ['counted'])).toBe(3000);
-	});
-});
-
-describe('a retry waiting for earlier answers', () => {
-	type Response = Parameters<typeof awaitEarlierAnswers>[1];
-	const waiting = () => new FakeResponse();
-
-	it('is refused a wait when one of the earlier deliveries failed, though another was accepted', async () => {
-		await expect(awaitEarlierAnswers([Promise.resolve(true), Promise.resolve(false)], waiting() as unknown as Response)).resolves.toBe(false);
-		await expect(awaitEarlierAnswers([Promise.resolve(true), Promise.resolve(true)], waiting() as unknown as Response)).resolves.toBe(true);
-	});
-
-	it('whose sender already hung up does not wait: no answer, whatever the earlier deliveries get', async () => {
-		const response = waiting();
-		response.hangUp();
-		await expect(awaitEarlierAnswers([Promise.resolve(true)], response as unknown as Response)).resolves.toBe(HUNG_UP);
-	});
-
-	it('given a limit, stops waiting after it when no answer came, and not before', async () => {
+	it("a later delivery's record keeps the first one's attempts: its sender's next attempt is counted after them, and is the last", async () => {
 		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
 		try {
-			const waited = awaitEarlierAnswers([new Promise<boolean>(() => {})], waiting() as unknown as Response, 3000);
+			trackAnswer('count-trigger', ['counted'], response(), WINDOW);
+			for (let attempt = 2; attempt <= 5; attempt++) {
+				const hangingUp = new FakeResponse();
+				const retry = awaitEarlierDeliveries('count-trigger', ['counted'], hangingUp as unknown as Response);
+				// Longer than the last attempt's wait, well within Retry Limit × Timeout of the first.
+				await jest.advanceTimersByTimeAsync(4000);
+				expect(await isPending(retry)).toBe(true);
+				hangingUp.hangUp();
+				await expect(retry).resolves.toBe(HUNG_UP);
+			}
+			trackAnswer('count-trigger', ['counted'], response(), WINDOW);
+			const last = awaitEarlierDeliveries('count-trigger', ['counted'], response());
 			await jest.advanceTimersByTimeAsync(2999);
-			expect(await isPending(waited)).toBe(true);
+			expect(await isPending(last)).toBe(true);
 			await jest.advanceTimersByTimeAsync(1);
-			await expect(waited).resolves.toBe(WAITED_LONG_ENOUGH);
+			await expect(last).resolves.toEqual({ runs: [true], takesOver: ['counted'] });
 		} finally {
 			jest.useRealTimers();
 		}
 	});
+});
 
-	it('stops listening for its sender hanging up once the answers came', async () => {
-		const response = waiting();
-		await awaitEarlierAnswers([Promise.resolve(true)], response as unknown as Response);
-		expect(response.listenerCount('close')).toBe(0);
+describe('a retry waiting for earlier answers', () => {
+	type Response = Parameters<typeof trackAnswer>[2];
+	const WINDOW = { timeout: 6, retryLimit: 5 };
+	const waiting = () => new FakeResponse();
+
+	it('whose earlier deliveries were one accepted, one failed runs the failed one\'s event itself', async () => {
+		const accepting = waiting();
+		const failing = waiting();
+		trackAnswer('mixed-trigger', ['accepted'], accepting as unknown as Response, WINDOW);
+		trackAnswer('mixed-trigger', ['failed'], failing as unknown as Response, WINDOW);
+		const retry = awaitEarlierDeliveries('mixed-trigger', ['accepted', 'failed'], waiting() as unknown as Response);
+		accepting.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		failing.status(500).end();
+		await expect(retry).resolves.toEqual({ runs: [false, true], takesOver: ['failed'] });
 	});
 
+	it('whose earlier deliveries were all accepted runs nothing', async () => {
+		const accepting = waiting();
+		trackAnswer('accepted-trigger', ['a', 'b'], accepting as unknown as Response, WINDOW);
+		const retry = awaitEarlierDeliveries('accepted-trigger', ['a', 'b'], waiting() as unknown as Response);
+		accepting.json({ status: 'ok', received: 2, accepted: 2, repeats: 0 });
+		await expect(retry).resolves.toEqual({ runs: [false, false], takesOver: [] });
+	});
+
+	it('with an event that has no key, or none in flight, does not wait', async () => {
+		const earlier = waiting();
+		trackAnswer('keyless-trigger', ['held'], earlier as unknown as Response, WINDOW);
+		await expect(awaitEarlierDeliveries('keyless-trigger', ['held', undefined], waiting() as unknown as Response)).resolves.toEqual({ runs: [true, true], takesOver: [] });
+		await expect(awaitEarlierDeliveries('keyless-trigger', ['held', 'other'], waiting() as unknown as Response)).resolves.toEqual({ runs: [true, true], takesOver: ['other'] });
+		earlier.end();
+	});
+
+	it('whose sender already hung up does not wait: no answer, whatever the earlier deliveries get', async () => {
+		trackAnswer('hung-up-trigger', ['held'], waiting() as unknown as Response, WINDOW);
+		const response = waiting();
+		response.hangUp();
+		await expect(awaitEarlierDeliveries('hung-up-trigger', ['held'], response as unknown as Response)).resolves.toBe(HUNG_UP);
+	});
+
+	it('stops listening for its sender hanging up once the answers came', async () => {
+		const earlier = waiting();
+		trackAnswer('listening-trigger', ['held'], earlier as unknown as Response, WINDOW);
+		const response = waiting();
+		const retry = awaitEarlierDeliveries('listening-trigger', ['held'], response as unknown as Response);
+		expect(response.listenerCount('close')).toBe(1);
+		earlier.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		await retry;
+		expect(response.listenerCount('close')).toBe(0);
+	});
 	it('a delivery with no event to track leaves its response as n8n made it', () => {
 		const response = waiting();
 		const end = response.end;

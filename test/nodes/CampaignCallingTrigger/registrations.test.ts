@@ -11,11 +11,10 @@ import {
 	newSecret,
 	readModuleRecords,
 	rememberRegistration,
-	restoreModuleRecords,
+	putBackModuleRecords,
 	secretVerifier,
-	triggerKey,
-	type ModuleRecord,
 } from '../../../nodes/CampaignCallingTrigger/registrations';
+import type { ModuleRecord } from '../../../nodes/CampaignCallingTrigger/processState';
 
 const URL = 'https://n8n.example.test/webhook/abc/campaign-calling';
 const record = (secret: string, timeout = 30, retryLimit = 3): ModuleRecord => ({ verifier: secretVerifier(secret), timeout, retryLimit });
@@ -66,44 +65,37 @@ describe('a presented secret', () => {
 
 describe('static data', () => {
 	it('is written only when this process registered a module that static data lacks', () => {
-		const trigger = triggerKey('workflow-static', 'node-1');
+		const trigger = 'workflow-static:node-1';
 		const modules = { [URL]: { 'call.ended': record('stored') } };
 		const staticData: IDataObject = { modules: structuredClone(modules) as unknown as IDataObject };
 		const stored = staticData.modules;
 
-		restoreModuleRecords(staticData, trigger);
+		putBackModuleRecords(staticData, trigger);
 		expect(staticData.modules).toBe(stored);
 
 		rememberRegistration(trigger, URL, 'call.ended', record('stored'));
-		restoreModuleRecords(staticData, trigger);
+		putBackModuleRecords(staticData, trigger);
 		expect(staticData.modules).toBe(stored);
 
 		rememberRegistration(trigger, URL, 'call.ended', record('newer'));
-		expect(restoreModuleRecords(staticData, trigger)).toEqual({ [URL]: { 'call.ended': record('newer') } });
+		expect(putBackModuleRecords(staticData, trigger)).toEqual({ [URL]: { 'call.ended': record('newer') } });
 		expect(staticData.modules).toEqual({ [URL]: { 'call.ended': record('newer') } });
 	});
 
 	it("that is empty (n8n's test listen) gets the records this process read in the trigger's stored static data; stored ones win, and this process's registrations over both", () => {
-		const trigger = triggerKey('workflow-read-from-store', 'node-1');
+		const trigger = 'workflow-read-from-store:node-1';
 		const TEST_URL = URL.replace('/webhook/', '/webhook-test/');
 		const stored: IDataObject = { modules: { [URL]: { 'call.ended': record('production') }, [TEST_URL]: { 'call.ended': record('test, stored') } } as unknown as IDataObject };
-		restoreModuleRecords(stored, trigger);
+		putBackModuleRecords(stored, trigger);
 
 		const listening: IDataObject = {};
-		expect(restoreModuleRecords(listening, trigger)).toEqual({ [URL]: { 'call.ended': record('production') }, [TEST_URL]: { 'call.ended': record('test, stored') } });
+		expect(putBackModuleRecords(listening, trigger)).toEqual({ [URL]: { 'call.ended': record('production') }, [TEST_URL]: { 'call.ended': record('test, stored') } });
 		expect(readModuleRecords(listening)).toEqual(readModuleRecords(stored));
 
 		const other: IDataObject = { modules: { [TEST_URL]: { 'call.ended': record('test, in this copy') } } as unknown as IDataObject };
-		expect(restoreModuleRecords(other, trigger)[TEST_URL]).toEqual({ 'call.ended': record('test, in this copy') });
+		expect(putBackModuleRecords(other, trigger)[TEST_URL]).toEqual({ 'call.ended': record('test, in this copy') });
 		rememberRegistration(trigger, TEST_URL, 'call.ended', record('test, registered here'));
-		expect(restoreModuleRecords({}, trigger)[TEST_URL]).toEqual({ 'call.ended': record('test, registered here') });
-		expect(restoreModuleRecords({}, triggerKey('another-workflow', 'node-1'))).toEqual({});
-	});
-});
-
-describe('a trigger\'s key', () => {
-	it('is its workflow id and node id, the id empty for a workflow not saved yet', () => {
-		expect(triggerKey('wf-1', 'node-1')).toBe('wf-1:node-1');
-		expect(triggerKey(undefined, 'node-1')).toBe(':node-1');
+		expect(putBackModuleRecords({}, trigger)[TEST_URL]).toEqual({ 'call.ended': record('test, registered here') });
+		expect(putBackModuleRecords({}, 'another-workflow:node-1')).toEqual({});
 	});
 });

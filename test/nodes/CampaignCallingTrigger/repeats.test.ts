@@ -8,7 +8,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { CACHED_KEYS_PER_TRIGGER, CACHED_KEY_LIFETIME_MS, MAX_CACHED_KEYS, REMEMBERED_KEYS, SOURCE_TEXT_IN_REVIVER, STORE_SETTLE_MS, cacheRecordedKeys, cachedKeyCount, checkAndRecordKeys, isRecordedRepeat, keySources, parseNumbersByHand, parseWithSourceText, readRepeatKeyPath, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
+import { REMEMBERED_KEYS, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/processState';
+import { STORE_SETTLE_MS, checkAndRecordKeys, readRepeatKeyPath, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
 import { TriggerHarness, WEBHOOK_BASE_URL, moduleSecret, type DeliveryOutcome } from '../../helpers/triggerContext.ts';
@@ -18,6 +19,9 @@ beforeAll(async () => {
 	simulator = await startSimulator();
 });
 afterAll(async () => simulator.close());
+
+/** How long this process caches a recorded key (docs/trigger.md, "What a repeat costs"). */
+const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
 
 const credentials = () => ({ baseUrl: simulator.url, apiKey: DEMO.apiKey });
 
@@ -296,42 +300,6 @@ describe('Ignore Repeats', () => {
 	});
 });
 
-describe('the keys a process caches', () => {
-	it(`are bounded across all triggers (${MAX_CACHED_KEYS.toLocaleString('en-US')}), so a deactivated or deleted trigger's keys age out`, () => {
-		cacheRecordedKeys('deleted-workflow:node', ['gone']);
-		const busyTriggers = MAX_CACHED_KEYS / CACHED_KEYS_PER_TRIGGER;
-		for (let trigger = 0; trigger < busyTriggers; trigger++) {
-			cacheRecordedKeys(`busy-workflow-${trigger}:node`, Array.from({ length: CACHED_KEYS_PER_TRIGGER }, (_, index) => `key-${index}`));
-		}
-		expect(cachedKeyCount()).toBe(MAX_CACHED_KEYS);
-		expect(isRecordedRepeat('deleted-workflow:node', 'gone')).toBe(false);
-		expect(isRecordedRepeat(`busy-workflow-${busyTriggers - 1}:node`, `key-${CACHED_KEYS_PER_TRIGGER - 1}`)).toBe(true);
-	});
-
-	it('lose the first recorded first, as n8n\'s store does: a key cached again keeps its place', () => {
-		cacheRecordedKeys('fifo:node', ['first']);
-		for (let index = 1; index < CACHED_KEYS_PER_TRIGGER; index++) cacheRecordedKeys('fifo:node', [`k-${index}`]);
-		cacheRecordedKeys('fifo:node', ['first']);
-		cacheRecordedKeys('fifo:node', ['one-more']);
-		expect([isRecordedRepeat('fifo:node', 'first'), isRecordedRepeat('fifo:node', 'k-1'), isRecordedRepeat('fifo:node', 'one-more')]).toEqual([false, true, true]);
-	});
-
-	it('cost each delivery work in proportion to its own keys, not to the keys remembered', () => {
-		// Counted in Map operations: a delivery of one key does a handful, whether 1 or 5,000 keys are cached (the trigger's share full, so one is evicted).
-		const operations = (cached: number) => {
-			cacheRecordedKeys('counted:node', Array.from({ length: cached }, (_, index) => `k-${cached}-${index}`));
-			const spies = [jest.spyOn(Map.prototype, 'get'), jest.spyOn(Map.prototype, 'has'), jest.spyOn(Map.prototype, 'set'), jest.spyOn(Map.prototype, 'delete'), jest.spyOn(Map.prototype, 'keys')];
-			isRecordedRepeat('counted:node', `new-${cached}`);
-			cacheRecordedKeys('counted:node', [`new-${cached}`]);
-			const count = spies.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
-			spies.forEach((spy) => spy.mockRestore());
-			return count;
-		};
-		expect(operations(1)).toBeLessThanOrEqual(12);
-		expect(operations(CACHED_KEYS_PER_TRIGGER)).toBeLessThanOrEqual(12);
-	});
-});
-
 describe('one trigger\'s updates of n8n\'s store', () => {
 	const settle = async () => await new Promise((resolve) => setImmediate(resolve));
 
@@ -502,12 +470,6 @@ describe('the repeat window: this process never calls an event a repeat that n8n
 		// c-2 was recorded as new in the store all the same: c-0, cached before it, counts as one key older.
 		expect(c0Cached()).toBe(false);
 	});
-
-	it('a delivery found in the store ages the cached keys: 5,000 keys handed to executions here, cached or not, push the oldest out', () => {
-		cacheRecordedKeys('aging:node', ['oldest', 'next']);
-		cacheRecordedKeys('aging:node', ['found-in-store'], false);
-		expect([isRecordedRepeat('aging:node', 'oldest'), isRecordedRepeat('aging:node', 'next'), isRecordedRepeat('aging:node', 'found-in-store')]).toEqual([false, true, false]);
-	});
 });
 
 describe('a key another process\'s cancelled execution takes back', () => {
@@ -598,66 +560,6 @@ describe('numeric keys beyond 2^53', () => {
 		expect(started(await deliver(big('9007199254740993')))).toHaveLength(1);
 		expect(started(await deliver(big('9007199254740992')))).toHaveLength(1);
 		expect(started(await deliver(big('9007199254740993')))).toBeUndefined();
-	});
-
-	it('hashes a body without long numbers as before, without parsing it again', () => {
-		const raw = '{"event_type":"call.ended","data":{"call_id":"c-1","scores":[1,23],"tags":["a","b"]}}';
-		const entries = [JSON.parse(raw)];
-		expect(keySources(entries, raw)).toBe(entries);
-		expect(repeatKeyHash(keySources(entries, raw)[0], [], 'call.ended')).toBe('7aHYcMz-uEdAjU34');
-		// 15 significant digits: a double holds them exactly.
-		const fifteen = '{"id":123456789012345}';
-		expect(keySources([JSON.parse(fifteen)], fifteen)[0]).toEqual({ id: 123456789012345 });
-	});
-
-	it(`reads number texts on this Node (${process.version}) through JSON.parse's reviver, and by hand where the reviver has none (Node 20): both agree`, () => {
-		expect(SOURCE_TEXT_IN_REVIVER).toBe(Number(process.versions.node.split('.')[0]) >= 21);
-		const bodies = [
-			big('12345678901234567891'),
-			big('-12345678901234567891'),
-			'[{"a":1e400,"b":-0,"c":1.0,"d":0.1000000000000000055511151231257827,"e":"12345678901234567891"},{"__proto__":{"x":1},"n":null,"t":true,"f":false}]',
-			' { "s" : "\\u00e9\\"\\\\" , "deep" : [ [ [ 1.5e-7 , 2E+21 ] ] ] } ',
-			'{"a":1,"a":2}',
-		];
-		for (const body of bodies) {
-			const byReviver = parseWithSourceText(body);
-			const byHand = parseNumbersByHand(body);
-			expect(repeatKeyHash(byHand, [], 'call.ended')).toBe(repeatKeyHash(byReviver, [], 'call.ended'));
-			expect(JSON.stringify(byHand)).toBe(JSON.stringify(byReviver));
-		}
-		expect(Object.getPrototypeOf(parseNumbersByHand('{"__proto__":{"x":1}}'))).toBe(Object.prototype);
-		for (const malformed of ['{"a":}', '[1,]', '{"a":1} x', '"\\u00"', '01']) expect(() => parseNumbersByHand(malformed)).toThrow(SyntaxError);
-		// Numbers a double holds stay numbers; the others hash by their exact value, one text per value.
-		const hashOf = (raw: string) => repeatKeyHash(parseNumbersByHand(raw), [], 'call.ended');
-		expect(hashOf('{"n":1e400}')).not.toBe(hashOf('{"n":null}'));
-		expect(hashOf('{"n":12345678901234567891}')).toBe(hashOf('{"n":1234567890123456789.1e1}'));
-		expect(hashOf('{"n":12345678901234567891}')).not.toBe(hashOf('{"n":12345678901234567890}'));
-		expect(hashOf('{"n":1.0}')).toBe(repeatKeyHash({ n: 1 }, [], 'call.ended'));
-	});
-});
-
-describe('the hand parser on a Node without the reviver\'s number text', () => {
-	it('is what receives a delivery then: ids beyond 2^53 still stay apart', () => {
-		let sources: typeof keySources | undefined;
-		jest.isolateModules(() => {
-			const parse = JSON.parse;
-			// JSON.parse as Node 20 has it: the reviver gets no third argument.
-			jest.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) =>
-				reviver === undefined ? parse(text) : parse(text, function (this: unknown, key: string, value: unknown) {
-					return reviver.call(this, key, value);
-				}),
-			);
-			const loaded = require('../../../nodes/CampaignCallingTrigger/repeats') as typeof import('../../../nodes/CampaignCallingTrigger/repeats');
-			expect(loaded.SOURCE_TEXT_IN_REVIVER).toBe(false);
-			sources = loaded.keySources;
-			const one = '{"data":{"id":12345678901234567891}}';
-			const two = '{"data":{"id":12345678901234567892}}';
-			expect(loaded.repeatKeyHash(sources([JSON.parse(one)], one)[0], ['data', 'id'], 'call.ended')).not.toBe(
-				loaded.repeatKeyHash(sources([JSON.parse(two)], two)[0], ['data', 'id'], 'call.ended'),
-			);
-			jest.restoreAllMocks();
-		});
-		expect(sources).toBeDefined();
 	});
 });
 

@@ -7,7 +7,7 @@
 import { HookContext } from 'n8n-core';
 import type { IHookFunctions, IWebhookData } from 'n8n-workflow';
 
-import { assertServiceCanReachWebhook, isLoopbackHost, warnOfUnencryptedDeliveries } from '../../../nodes/CampaignCallingTrigger/webhookReach';
+import { checkWebhookReach, isLoopbackHost } from '../../../nodes/CampaignCallingTrigger/webhookReach';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { additionalDataFor, type CredentialData } from '../../helpers/n8nContext.ts';
 import { REMOTE_SERVICE_NAME as SERVICE_NAME, answerLookupsWithLoopback, type LoopbackLookups } from '../../helpers/loopbackLookups.ts';
@@ -197,7 +197,7 @@ describe('what the check lets through', () => {
 			webhookBaseUrl: 'http://localhost:5678/webhook',
 			webhookTestBaseUrl: 'https://n8n.example.com/webhook-test',
 		});
-		await expect(assertServiceCanReachWebhook.call(context)).resolves.toBeUndefined();
+		await expect(checkWebhookReach.call(context)).resolves.toEqual({});
 	});
 
 	it('a Base URL that is no web address is left to the registration, which refuses it with its own message', async () => {
@@ -210,15 +210,6 @@ describe('what the check lets through', () => {
 });
 
 describe('a plain http webhook URL against an https Base URL', () => {
-	let warnings: jest.Mock;
-	let logger: jest.SpyInstance;
-	beforeEach(() => {
-		warnings = jest.fn();
-		const log = { info: jest.fn(), warn: warnings, error: jest.fn(), debug: jest.fn() };
-		logger = jest.spyOn(HookContext.prototype, 'logger', 'get').mockReturnValue(log as unknown as HookContext['logger']);
-	});
-	afterEach(() => logger.mockRestore());
-
 	const contextFor = (baseUrl: string, webhookBaseUrl: string) => {
 		const credentials = { baseUrl, apiKey: DEMO.apiKey };
 		return hookContext(new TriggerHarness(EVENTS, credentials), credentials, {
@@ -230,13 +221,9 @@ describe('a plain http webhook URL against an https Base URL', () => {
 
 	it('passes the check, with a warning in n8n\'s log that deliveries and their secret header travel unencrypted', async () => {
 		const context = contextFor('https://api.example.com', 'http://n8n.example.com:5678/webhook');
-		await expect(assertServiceCanReachWebhook.call(context)).resolves.toBeUndefined();
-		await warnOfUnencryptedDeliveries.call(context);
-		expect(warnings.mock.calls).toEqual([
-			[
-				`Campaign Calling Trigger: n8n's webhook URL http://n8n.example.com:5678/webhook/${WEBHOOK_ID}/webhook is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to an https address: ${DOCS}`,
-			],
-		]);
+		expect(await checkWebhookReach.call(context)).toEqual({
+			warning: `Campaign Calling Trigger: n8n's webhook URL http://n8n.example.com:5678/webhook/${WEBHOOK_ID}/webhook is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to an https address: ${DOCS}`,
+		});
 	});
 
 	it.each([
@@ -244,7 +231,6 @@ describe('a plain http webhook URL against an https Base URL', () => {
 		['http against http', `http://${SERVICE_NAME}`, 'http://n8n.example.com/webhook'],
 		['https against http', `http://${SERVICE_NAME}`, 'https://n8n.example.com/webhook'],
 	])('%s: no warning', async (_label, baseUrl, webhookBaseUrl) => {
-		await warnOfUnencryptedDeliveries.call(contextFor(baseUrl, webhookBaseUrl));
-		expect(warnings).not.toHaveBeenCalled();
+		expect(await checkWebhookReach.call(contextFor(baseUrl, webhookBaseUrl))).toEqual({});
 	});
 });
