@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { InvalidInputError, quote } from '../shared/validation';
+import { valueAtPath } from '../shared/valueAtPath';
 import { ExactNumber } from './exactNumbers';
 import { storeQueues } from './processState';
 
@@ -36,29 +37,12 @@ export function readRepeatKeyPath(value: unknown): string[] {
  * call.started and call.ended events with one call_id are different events.
  */
 export function repeatKeyHash(event: unknown, path: string[], eventType: string): string | undefined {
-	const value = valueAt(event, path);
+	const value = valueAtPath(event, path, (value) => value instanceof ExactNumber);
 	if (value === undefined || value === null || value === '') return undefined;
 	return createHash('sha256')
 		.update(`${eventType}\n${canonicalJson(value)}`)
 		.digest('base64url')
 		.slice(0, HASH_CHARS);
-}
-
-function valueAt(event: unknown, path: string[]): unknown {
-	let current: unknown = event;
-	for (const segment of path) {
-		// Own properties only: a path such as "constructor" must not reach into the prototype.
-		if (
-			typeof current !== 'object' ||
-			current === null ||
-			current instanceof ExactNumber ||
-			!Object.prototype.hasOwnProperty.call(current, segment)
-		) {
-			return undefined;
-		}
-		current = (current as Record<string, unknown>)[segment];
-	}
-	return current;
 }
 
 /** JSON with object keys sorted, so one event hashes the same whatever order its fields arrive in. */
