@@ -11,7 +11,7 @@ export const SECRET_HEADER = 'x-campaign-calling-secret';
 export const EVENT_HEADER = 'x-campaign-calling-event';
 
 /** Deliveries larger than this are refused; call transcripts are far smaller. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The module this trigger registered whose secret the delivery carries; undefined for any other delivery. */
 export function deliveringModule(records: ModuleRecords, headers: DeliveryRequest['headers']): ModuleRecord | undefined {

@@ -24,7 +24,7 @@ export function hasSettings(record: ModuleRecord | undefined, settings: { timeou
 	return record !== undefined && record.timeout === settings.timeout && record.retryLimit === settings.retryLimit;
 }
 
-export function readModuleRecords(staticData: IDataObject): ModuleRecords {
+function readModuleRecords(staticData: IDataObject): ModuleRecords {
 	const records: ModuleRecords = {};
 	for (const [url, modules] of objectEntries(staticData[MODULES])) {
 		for (const [event, record] of objectEntries(modules)) {

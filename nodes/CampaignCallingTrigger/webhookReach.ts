@@ -16,7 +16,7 @@ const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-local
  * unspecified address (0.0.0.0/8, ::, which Linux connects to loopback), or either as IPv4-mapped IPv6.
  * Literal addresses and names only: a name is never looked up.
  */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
 	const host = hostname.toLowerCase().replace(/\.$/, '');
 	if (LOOPBACK_NAMES.has(host) || host.endsWith('.localhost')) return true;
 	const ipv4 = /^(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.exec(host);

@@ -3,7 +3,7 @@
  * credential-test.e2e.test.ts): Simplify, Update Campaign's Webhook Flow as a plain ID and as a
  * resource locator, and the locator's list as the editor fetches it.
  */
-import { SIMPLIFIED_CAMPAIGN_FIELDS } from '../../nodes/CampaignCalling/actions/campaign/get.operation';
+import { SIMPLIFIED_CAMPAIGN_FIELDS } from '../helpers/documentedFields.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { nodeOutput, type N8nInstance } from './harness/n8n.ts';
 import { describeEachVersion } from './harness/runtime.ts';

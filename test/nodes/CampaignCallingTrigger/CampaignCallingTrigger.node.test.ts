@@ -4,11 +4,14 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, INode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { SECRET_HEADER, MAX_BODY_BYTES } from '../../../nodes/CampaignCallingTrigger/delivery';
+import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { IGNORE_REPEATS_DEFAULT } from '../../../nodes/CampaignCallingTrigger/parameters';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { TriggerHarness, moduleSecret, modulesFor } from '../../helpers/triggerContext.ts';
+
+/** The largest event the trigger takes: 1 MiB (docs/trigger.md). */
+const MAX_BODY_BYTES = 1024 * 1024;
 import { nodeTypesFor } from '../../helpers/n8nContext.ts';
 
 let simulator: Simulator;

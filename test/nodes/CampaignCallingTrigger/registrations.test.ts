@@ -9,7 +9,7 @@ import {
 	hasSettings,
 	moduleWithSecret,
 	newSecret,
-	readModuleRecords,
+	currentModuleRecords,
 	rememberRegistration,
 	putBackModuleRecords,
 	secretVerifier,
@@ -17,6 +17,9 @@ import {
 import type { ModuleRecord } from '../../../nodes/CampaignCallingTrigger/processState';
 
 const URL = 'https://n8n.example.test/webhook/abc/campaign-calling';
+let unseenTriggers = 0;
+/** The records static data holds, as read for a trigger this process knows nothing of. */
+const readRecords = (staticData: IDataObject) => currentModuleRecords(staticData, `unseen-trigger-${++unseenTriggers}`);
 const record = (secret: string, timeout = 30, retryLimit = 3): ModuleRecord => ({ verifier: secretVerifier(secret), timeout, retryLimit });
 
 describe('a module\'s settings', () => {
@@ -45,12 +48,12 @@ describe('module records read from static data', () => {
 				'https://other.example.test/': 'not a map of events',
 			},
 		};
-		expect(readModuleRecords(staticData)).toEqual({ [URL]: { 'call.ended': good } });
+		expect(readRecords(staticData)).toEqual({ [URL]: { 'call.ended': good } });
 	});
 
 	it('are none when static data holds nothing of the trigger', () => {
-		expect(readModuleRecords({})).toEqual({});
-		expect(readModuleRecords({ modules: 'damaged' })).toEqual({});
+		expect(readRecords({})).toEqual({});
+		expect(readRecords({ modules: 'damaged' })).toEqual({});
 	});
 });
 
@@ -90,7 +93,7 @@ describe('static data', () => {
 
 		const listening: IDataObject = {};
 		expect(putBackModuleRecords(listening, trigger)).toEqual({ [URL]: { 'call.ended': record('production') }, [TEST_URL]: { 'call.ended': record('test, stored') } });
-		expect(readModuleRecords(listening)).toEqual(readModuleRecords(stored));
+		expect(readRecords(listening)).toEqual(readRecords(stored));
 
 		const other: IDataObject = { modules: { [TEST_URL]: { 'call.ended': record('test, in this copy') } } as unknown as IDataObject };
 		expect(putBackModuleRecords(other, trigger)[TEST_URL]).toEqual({ 'call.ended': record('test, in this copy') });

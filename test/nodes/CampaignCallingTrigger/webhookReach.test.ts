@@ -7,7 +7,7 @@
 import { HookContext } from 'n8n-core';
 import type { IHookFunctions, IWebhookData } from 'n8n-workflow';
 
-import { checkWebhookReach, isLoopbackHost } from '../../../nodes/CampaignCallingTrigger/webhookReach';
+import { checkWebhookReach } from '../../../nodes/CampaignCallingTrigger/webhookReach';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { additionalDataFor, type CredentialData } from '../../helpers/n8nContext.ts';
 import { REMOTE_SERVICE_NAME as SERVICE_NAME, answerLookupsWithLoopback, type LoopbackLookups } from '../../helpers/loopbackLookups.ts';
@@ -65,8 +65,13 @@ function hookContext(
 	return new HookContext(trigger.workflow, trigger.node, additionalData, isTest ? 'manual' : 'trigger', isTest ? 'manual' : 'activate', webhookData);
 }
 
-describe('isLoopbackHost: a host that is the connecting machine itself, as the URL parser gives it', () => {
-	const hostOf = (url: string) => new URL(url).hostname;
+describe('a loopback webhook host, as the URL parser gives it, is refused while the service is on another machine', () => {
+	/** Whether activation with this webhook base URL, against a service on another machine, is refused. */
+	async function refuses(webhookBaseUrl: string): Promise<boolean> {
+		const trigger = new TriggerHarness(EVENTS, remoteService(), `${webhookBaseUrl}webhook`);
+		const context = hookContext(trigger, remoteService(), { isTest: false, webhookBaseUrl, webhookTestBaseUrl: webhookBaseUrl });
+		return (await checkWebhookReach.call(context)).refusal !== undefined;
+	}
 
 	it.each([
 		'http://localhost:5678/',
@@ -86,8 +91,8 @@ describe('isLoopbackHost: a host that is the connecting machine itself, as the U
 		'http://[::]/',
 		'http://[::ffff:127.0.0.1]/',
 		'http://[::ffff:0.0.0.0]/',
-	])('%s is loopback', (url) => {
-		expect(isLoopbackHost(hostOf(url))).toBe(true);
+	])('%s is loopback: refused', async (url) => {
+		expect(await refuses(url)).toBe(true);
 	});
 
 	it.each([
@@ -108,8 +113,8 @@ describe('isLoopbackHost: a host that is the connecting machine itself, as the U
 		'http://localhost.example.com/',
 		'http://mylocalhost/',
 		'http://n8n.example.com/',
-	])('%s is not loopback', (url) => {
-		expect(isLoopbackHost(hostOf(url))).toBe(false);
+	])('%s is not loopback: allowed', async (url) => {
+		expect(await refuses(url)).toBe(false);
 	});
 });
 

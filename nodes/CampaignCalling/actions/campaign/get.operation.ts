@@ -7,7 +7,7 @@ import { requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
 
 /** What Simplify keeps of a campaign: what it is, whether and how far it calls, and its calling window. */
-export const SIMPLIFIED_CAMPAIGN_FIELDS = [
+const SIMPLIFIED_CAMPAIGN_FIELDS = [
 	'id',
 	'name',
 	'status',

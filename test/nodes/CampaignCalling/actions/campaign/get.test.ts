@@ -1,5 +1,5 @@
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
-import { SIMPLIFIED_CAMPAIGN_FIELDS } from '../../../../../nodes/CampaignCalling/actions/campaign/get.operation';
+import { SIMPLIFIED_CAMPAIGN_FIELDS } from '../../../../helpers/documentedFields.ts';
 import { DEMO, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
 import { describeBadInputs, UUID_MESSAGE } from '../../../../helpers/badInputs.ts';
 
