@@ -8,7 +8,7 @@ import { answerRecordedAllAsNew } from './repeats';
 /**
  * The lifecycle of a delivery's answer, for the events webhook() hands to n8n with Ignore Repeats on:
  * - **in flight**: trackAnswer() records each event (processState.ts, inFlightEvents) until n8n answers
- *   the delivery. A retry of an event in flight waits for that answer (awaitEarlierDeliveries) instead
+ *   the delivery. A retry of an event in flight waits for that answer (claimEvents) instead
  *   of queueing an execution of its own, so a full execution queue does not fill up with retries; the
  *   sender's last attempt waits at most half its Timeout, since n8n may never run a queued execution
  *   the user stopped.
@@ -25,16 +25,18 @@ import { answerRecordedAllAsNew } from './repeats';
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 /**
- * Holds a delivery while each of its events not seen recorded here is in flight, until those earlier
- * deliveries are answered. Returns HUNG_UP when its sender hung up meanwhile, else the events its own
- * execution runs (`runs`) and those whose answer it now gives (`takesOver`, for trackAnswer). A failed
- * earlier answer is not waited for again: the delivery looks again, and runs the event unless another
- * retry took it over.
+ * Claims a delivery's events: holds it while each of its events not seen recorded here is in flight,
+ * until those earlier deliveries are answered, then marks the events it runs in flight (trackAnswer)
+ * in the same step as its last look, so no other copy of them, taken meanwhile, claims them too.
+ * Returns HUNG_UP when its sender hung up meanwhile, else the events its own execution runs (`runs`)
+ * and those whose answer it now gives (`takesOver`). A failed earlier answer is not waited for again:
+ * the delivery looks again, and runs the event unless another retry took it over.
  */
-export async function awaitEarlierDeliveries(
+export async function claimEvents(
 	trigger: string,
 	keys: Array<string | undefined>,
 	response: DeliveryResponse,
+	sender: SenderWindow,
 ): Promise<typeof HUNG_UP | { runs: boolean[]; takesOver: string[] }> {
 	const limitMs = countRetry(trigger, keys.filter((key): key is string => key !== undefined));
 	// Answers not waited for again: seen failing, or waited for as long as this attempt may.
@@ -61,6 +63,8 @@ export async function awaitEarlierDeliveries(
 		earlier = awaited(runs);
 	}
 	const takesOver = keys.filter((key, index): key is string => runs[index] && key !== undefined && openAnswer(key) === undefined);
+	// No await between the look above and this mark: a copy taken meanwhile would run the event too.
+	trackAnswer(trigger, takesOver, response, sender, runs.filter((run) => !run).length);
 	return { runs, takesOver };
 }
 
@@ -89,7 +93,7 @@ function countRetry(trigger: string, hashes: string[]): number | undefined {
  * webhook() counted caches the keys as recorded (a queue-mode webhook process learns it from the
  * worker's answer), any other 2xx ages the trigger's cached keys as the store's.
  */
-export function trackAnswer(trigger: string, hashes: string[], response: DeliveryResponse, window: SenderWindow, knownRepeats = 0): void {
+function trackAnswer(trigger: string, hashes: string[], response: DeliveryResponse, window: SenderWindow, knownRepeats = 0): void {
 	if (hashes.length === 0) return;
 	const answer = whenAnswered(response);
 	const answered = answer.then(({ accepted }) => accepted);

@@ -4,7 +4,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
 import { EVENT_HEADER, HANDOVER_FIELD, deliveringModule, parseDelivery, readHandover, withoutSecret } from './delivery';
 import type { Handover } from './delivery';
-import { HUNG_UP, awaitEarlierDeliveries, trackAnswer } from './inFlight';
+import { HUNG_UP, claimEvents } from './inFlight';
 import { ignoresRepeats, repeatKeyPath, selectedEvents, thisTriggerKey } from './parameters';
 import { currentModuleRecords } from './registrations';
 import { keySources } from './exactNumbers';
@@ -53,12 +53,11 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const received = delivery.entries.length;
 	const repeatsOf = (count: number) => (checkRepeats ? count : undefined);
 
-	const earlier = await awaitEarlierDeliveries(trigger, selected.map(({ key }) => key), response);
-	if (earlier === HUNG_UP) return { noWebhookResponse: true };
-	const passed = selected.filter((_, index) => earlier.runs[index]);
+	const claimed = await claimEvents(trigger, selected.map(({ key }) => key), response, sender);
+	if (claimed === HUNG_UP) return { noWebhookResponse: true };
+	const passed = selected.filter((_, index) => claimed.runs[index]);
 	if (passed.length === 0) return { webhookResponse: acknowledgement(received, 0, repeatsOf(selected.length)) };
 	const knownRepeats = selected.length - passed.length;
-	trackAnswer(trigger, earlier.takesOver, response, sender, knownRepeats);
 
 	const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
 	const items: INodeExecutionData[] = passed.map(({ entry, eventType, key }) => {

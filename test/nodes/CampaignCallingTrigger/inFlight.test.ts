@@ -6,7 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { HUNG_UP, awaitEarlierDeliveries, trackAnswer } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { HUNG_UP, claimEvents } from '../../../nodes/CampaignCallingTrigger/inFlight';
 import { inFlightEvents, isRecordedRepeat, triggerEventKey } from '../../../nodes/CampaignCallingTrigger/processState';
 import { repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
@@ -57,6 +57,17 @@ describe('a retry while the first delivery\'s execution waits in n8n\'s queue', 
 		const answered = await retry;
 		expect(answered.executed).toBe(false);
 		expect([answered.response.statusCode, answered.response.body]).toEqual([200, { status: 'ok', received: 1, accepted: 0, repeats: 1 }]);
+	});
+
+	it('two copies taken at the same moment: the second waits for the first\'s execution, one execution in all', async () => {
+		const { take } = await activeTrigger();
+		const copies = [take(ended('c-same')), take(ended('c-same'))];
+		const first = await copies[0];
+		expect(first.executed).toBe(true);
+		expect(await isPending(copies[1])).toBe(true);
+		await first.run();
+		const second = await copies[1];
+		expect([second.executed, second.response.statusCode]).toEqual([false, 200]);
 	});
 
 	it('every retry of the event waits for the one execution: three retries, one execution, four answers 200', async () => {
@@ -301,7 +312,7 @@ describe('an execution n8n never runs (a queued one the user stopped): how long 
 });
 
 describe('how long and how many in-flight events a retry relies on', () => {
-	type Response = Parameters<typeof trackAnswer>[2];
+	type Response = Parameters<typeof claimEvents>[2];
 	const response = () => new FakeResponse() as unknown as Response;
 	const WINDOW = { timeout: 6, retryLimit: 5 };
 
@@ -309,7 +320,7 @@ describe('how long and how many in-flight events a retry relies on', () => {
 		const since = Date.now();
 		const clock = jest.spyOn(Date, 'now').mockReturnValue(since);
 		try {
-			trackAnswer('limit-trigger', ['expired-hash'], response(), WINDOW);
+			void claimEvents('limit-trigger', ['expired-hash'], response(), WINDOW);
 			clock.mockReturnValue(since + 36_000 + IN_FLIGHT_MARGIN_MS - 1);
 			expect(earlierAnswer('limit-trigger', 'expired-hash')).toBeDefined();
 			clock.mockReturnValue(since + 36_000 + IN_FLIGHT_MARGIN_MS);
@@ -335,43 +346,55 @@ describe('how long and how many in-flight events a retry relies on', () => {
 	it('holds at most 50,000 in-flight events, forgetting the oldest first', () => {
 		const hashes = Array.from({ length: 50_001 }, (_, index) => `bound-${index}`);
 		const answering = new FakeResponse();
-		trackAnswer('bound-trigger', hashes, answering as unknown as Response, WINDOW);
+		void claimEvents('bound-trigger', hashes, answering as unknown as Response, WINDOW);
 		// Any records of earlier tests went first, then the oldest of these.
 		expect(['bound-0', 'bound-1', 'bound-50000'].map((hash) => Boolean(earlierAnswer('bound-trigger', hash)))).toEqual([false, true, true]);
 		answering.end();
 	});
 
 	it('the answer to an earlier delivery of an event leaves a later delivery\'s in-flight record of it in place', async () => {
-		const earlier = new FakeResponse();
-		const later = new FakeResponse();
-		trackAnswer('replace-trigger', ['same-event'], earlier as unknown as Response, WINDOW);
-		trackAnswer('replace-trigger', ['same-event'], later as unknown as Response, WINDOW);
-		const laterAnswer = earlierAnswer('replace-trigger', 'same-event');
-		earlier.status(500).end();
-		await new Promise((resolve) => setImmediate(resolve));
-		expect(earlierAnswer('replace-trigger', 'same-event')).toBe(laterAnswer);
-		later.end();
+		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+		try {
+			// Retry Limit 1: the second delivery is the sender's last attempt, which takes the event over after half its Timeout.
+			const lastAttemptWindow = { timeout: 6, retryLimit: 1 };
+			const earlier = new FakeResponse();
+			const later = new FakeResponse();
+			void claimEvents('replace-trigger', ['same-event'], earlier as unknown as Response, lastAttemptWindow);
+			const takingOver = claimEvents('replace-trigger', ['same-event'], later as unknown as Response, lastAttemptWindow);
+			await jest.advanceTimersByTimeAsync(3000);
+			await expect(takingOver).resolves.toEqual({ runs: [true], takesOver: ['same-event'] });
+			const laterAnswer = earlierAnswer('replace-trigger', 'same-event');
+			earlier.status(500).end();
+			await new Promise((resolve) => setImmediate(resolve));
+			expect(earlierAnswer('replace-trigger', 'same-event')).toBe(laterAnswer);
+			later.end();
+		} finally {
+			jest.useRealTimers();
+		}
 	});
 
 	it("a later delivery's record keeps the first one's attempts: its sender's next attempt is counted after them, and is the last", async () => {
 		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
 		try {
-			trackAnswer('count-trigger', ['counted'], response(), WINDOW);
+			void claimEvents('count-trigger', ['counted'], response(), WINDOW);
 			for (let attempt = 2; attempt <= 5; attempt++) {
 				const hangingUp = new FakeResponse();
-				const retry = awaitEarlierDeliveries('count-trigger', ['counted'], hangingUp as unknown as Response);
+				const retry = claimEvents('count-trigger', ['counted'], hangingUp as unknown as Response, WINDOW);
 				// Longer than the last attempt's wait, well within Retry Limit × Timeout of the first.
 				await jest.advanceTimersByTimeAsync(4000);
 				expect(await isPending(retry)).toBe(true);
 				hangingUp.hangUp();
 				await expect(retry).resolves.toBe(HUNG_UP);
 			}
-			trackAnswer('count-trigger', ['counted'], response(), WINDOW);
-			const last = awaitEarlierDeliveries('count-trigger', ['counted'], response());
-			await jest.advanceTimersByTimeAsync(2999);
-			expect(await isPending(last)).toBe(true);
-			await jest.advanceTimersByTimeAsync(1);
+			// The sender's last attempt takes the event over after half its Timeout; the next one is counted after it.
+			const last = claimEvents('count-trigger', ['counted'], response(), WINDOW);
+			await jest.advanceTimersByTimeAsync(3000);
 			await expect(last).resolves.toEqual({ runs: [true], takesOver: ['counted'] });
+			const afterLast = claimEvents('count-trigger', ['counted'], response(), WINDOW);
+			await jest.advanceTimersByTimeAsync(2999);
+			expect(await isPending(afterLast)).toBe(true);
+			await jest.advanceTimersByTimeAsync(1);
+			await expect(afterLast).resolves.toEqual({ runs: [true], takesOver: ['counted'] });
 		} finally {
 			jest.useRealTimers();
 		}
@@ -379,16 +402,16 @@ describe('how long and how many in-flight events a retry relies on', () => {
 });
 
 describe('a retry waiting for earlier answers', () => {
-	type Response = Parameters<typeof trackAnswer>[2];
+	type Response = Parameters<typeof claimEvents>[2];
 	const WINDOW = { timeout: 6, retryLimit: 5 };
 	const waiting = () => new FakeResponse();
 
 	it('whose earlier deliveries were one accepted, one failed runs the failed one\'s event itself', async () => {
 		const accepting = waiting();
 		const failing = waiting();
-		trackAnswer('mixed-trigger', ['accepted'], accepting as unknown as Response, WINDOW);
-		trackAnswer('mixed-trigger', ['failed'], failing as unknown as Response, WINDOW);
-		const retry = awaitEarlierDeliveries('mixed-trigger', ['accepted', 'failed'], waiting() as unknown as Response);
+		void claimEvents('mixed-trigger', ['accepted'], accepting as unknown as Response, WINDOW);
+		void claimEvents('mixed-trigger', ['failed'], failing as unknown as Response, WINDOW);
+		const retry = claimEvents('mixed-trigger', ['accepted', 'failed'], waiting() as unknown as Response, WINDOW);
 		accepting.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
 		failing.status(500).end();
 		await expect(retry).resolves.toEqual({ runs: [false, true], takesOver: ['failed'] });
@@ -396,32 +419,32 @@ describe('a retry waiting for earlier answers', () => {
 
 	it('whose earlier deliveries were all accepted runs nothing', async () => {
 		const accepting = waiting();
-		trackAnswer('accepted-trigger', ['a', 'b'], accepting as unknown as Response, WINDOW);
-		const retry = awaitEarlierDeliveries('accepted-trigger', ['a', 'b'], waiting() as unknown as Response);
+		void claimEvents('accepted-trigger', ['a', 'b'], accepting as unknown as Response, WINDOW);
+		const retry = claimEvents('accepted-trigger', ['a', 'b'], waiting() as unknown as Response, WINDOW);
 		accepting.json({ status: 'ok', received: 2, accepted: 2, repeats: 0 });
 		await expect(retry).resolves.toEqual({ runs: [false, false], takesOver: [] });
 	});
 
 	it('with an event that has no key, or none in flight, does not wait', async () => {
 		const earlier = waiting();
-		trackAnswer('keyless-trigger', ['held'], earlier as unknown as Response, WINDOW);
-		await expect(awaitEarlierDeliveries('keyless-trigger', ['held', undefined], waiting() as unknown as Response)).resolves.toEqual({ runs: [true, true], takesOver: [] });
-		await expect(awaitEarlierDeliveries('keyless-trigger', ['held', 'other'], waiting() as unknown as Response)).resolves.toEqual({ runs: [true, true], takesOver: ['other'] });
+		void claimEvents('keyless-trigger', ['held'], earlier as unknown as Response, WINDOW);
+		await expect(claimEvents('keyless-trigger', ['held', undefined], waiting() as unknown as Response, WINDOW)).resolves.toEqual({ runs: [true, true], takesOver: [] });
+		await expect(claimEvents('keyless-trigger', ['held', 'other'], waiting() as unknown as Response, WINDOW)).resolves.toEqual({ runs: [true, true], takesOver: ['other'] });
 		earlier.end();
 	});
 
 	it('whose sender already hung up does not wait: no answer, whatever the earlier deliveries get', async () => {
-		trackAnswer('hung-up-trigger', ['held'], waiting() as unknown as Response, WINDOW);
+		void claimEvents('hung-up-trigger', ['held'], waiting() as unknown as Response, WINDOW);
 		const response = waiting();
 		response.hangUp();
-		await expect(awaitEarlierDeliveries('hung-up-trigger', ['held'], response as unknown as Response)).resolves.toBe(HUNG_UP);
+		await expect(claimEvents('hung-up-trigger', ['held'], response as unknown as Response, WINDOW)).resolves.toBe(HUNG_UP);
 	});
 
 	it('stops listening for its sender hanging up once the answers came', async () => {
 		const earlier = waiting();
-		trackAnswer('listening-trigger', ['held'], earlier as unknown as Response, WINDOW);
+		void claimEvents('listening-trigger', ['held'], earlier as unknown as Response, WINDOW);
 		const response = waiting();
-		const retry = awaitEarlierDeliveries('listening-trigger', ['held'], response as unknown as Response);
+		const retry = claimEvents('listening-trigger', ['held'], response as unknown as Response, WINDOW);
 		expect(response.listenerCount('close')).toBe(1);
 		earlier.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
 		await retry;
@@ -430,7 +453,7 @@ describe('a retry waiting for earlier answers', () => {
 	it('a delivery with no event to track leaves its response as n8n made it', () => {
 		const response = waiting();
 		const end = response.end;
-		trackAnswer('no-events-trigger', [], response as unknown as Response, { timeout: 30, retryLimit: 3 });
+		void claimEvents('no-events-trigger', [], response as unknown as Response, { timeout: 30, retryLimit: 3 });
 		expect(response.end).toBe(end);
 	});
 });
