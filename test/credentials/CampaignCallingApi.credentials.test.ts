@@ -49,6 +49,26 @@ describe('Campaign Calling API credential', () => {
 		expect(credential.properties[1].typeOptions).toEqual({ password: true });
 	});
 
+	it('shows the form as a user fills it in: labels, placeholder, descriptions, hint, icon and documentation link', () => {
+		expect(credential.properties.map(({ displayName, placeholder, description, hint }) => ({ displayName, placeholder, description, hint }))).toEqual([
+			{
+				displayName: 'Base URL',
+				placeholder: 'e.g. https://api.example.com',
+				description: 'The address of the Campaign Calling API, as given by your provider, starting with https://. A trailing slash is fine.',
+				hint: 'Without /v1 at the end, for example https://api.example.com',
+			},
+			{
+				displayName: 'API Key',
+				placeholder: undefined,
+				description: 'A user API key of your company. It is sent as a Bearer token on every request. Adding contacts needs a user API key; a JWT works for the other operations.',
+				hint: undefined,
+			},
+		]);
+		expect(credential.properties.map((property) => property.default)).toEqual(['', '']);
+		expect(credential.icon).toEqual({ light: 'file:../nodes/CampaignCalling/campaignCalling.svg', dark: 'file:../nodes/CampaignCalling/campaignCalling.dark.svg' });
+		expect(credential.documentationUrl).toBe('https://github.com/n8n-nodes-campaign-calling/n8n-nodes-campaign-calling#credentials');
+	});
+
 	it('authenticates with Authorization: Bearer <key>, keeping the request\'s own headers', async () => {
 		const options = await authenticate({ apiKey: 'key-123' }, { url: '/x', headers: { 'x-other': '1' } });
 		expect(options).toEqual({ url: '/x', headers: { 'x-other': '1', Authorization: 'Bearer key-123' } });
@@ -75,6 +95,17 @@ describe('Campaign Calling API credential', () => {
 		const statuses = rules.filter((rule) => rule.type === 'responseCode').map((rule) => rule.properties.value);
 		expect(statuses).toHaveLength(9 + 32 + 12);
 		expect(statuses).toEqual(expect.arrayContaining([300, 308, 400, 404, 418, 431, 500, 511]));
+	});
+
+	it('words each kind of status for what the user can fix: a redirect, a refused key, a proxy, a rate limit, a server error, another address', () => {
+		const messageFor = (status: number) => credential.test?.rules?.find((rule) => rule.type === 'responseCode' && rule.properties.value === status)?.properties.message;
+		expect(messageFor(308)).toBe(`The Base URL answered GET /v1/webhooks with HTTP 308, a redirect, which the Test does not follow: it would carry the API key to another address. ${WHAT_IS_CORRECT}`);
+		expect(messageFor(403)).toBe('The service refused this API key (HTTP 403). Check the key, and that the Base URL is your provider\'s API address.');
+		expect(messageFor(407)).toBe('A proxy between n8n and the service asks for authentication (HTTP 407). Add the proxy\'s user and password to n8n\'s HTTP_PROXY / HTTPS_PROXY setting.');
+		expect(messageFor(429)).toBe('The service is limiting the rate of requests (HTTP 429). Wait a moment, then test again.');
+		expect(messageFor(511)).toBe(`The Base URL answered GET /v1/webhooks with HTTP 511: the service, or a gateway in front of it, had a problem. Test again later; if it persists, check the Base URL. ${WHAT_IS_CORRECT}`);
+		expect(messageFor(400)).toBe(`The Base URL answered GET /v1/webhooks with HTTP 400: it is not the Campaign Calling API's address. ${WHAT_IS_CORRECT}`);
+		expect(messageFor(499)).toBeUndefined();
 	});
 });
 

@@ -6,28 +6,16 @@ import { headerValue } from './retry';
 
 /**
  * How an endpoint frames its answer (docs/service-interface.md, "Endpoints the package calls"):
- * - `envelope`: HTTP 200 `{ status, message, data }`; `status: "error"` is a failure. Resolves to
- *   `data` as it came (the service does not document it for Add Contacts).
- * - a `DataShape`: the envelope, whose `data` must be as the shape says.
- * - `record`: a bare JSON object (the module endpoints). Resolves to the object.
- * - `passThrough`: the body is not documented (Update Campaign). An error envelope still fails;
- *   anything else resolves to the body itself.
+ * - `envelope`: HTTP 200 `{ status, message, data }`, where `status: "error"` is a failure; resolves to `data` as it came.
+ * - a `DataShape`: the envelope, whose `data` is one JSON object (`record`) or a list of them (`list`;
+ *   no `data`, or `null`, is an empty list). `names` says what it holds, for errors: "a contact record".
+ * - `record`: a bare JSON object (the module endpoints).
+ * - `passThrough`: an undocumented body (Update Campaign): an error envelope still fails, anything else is the value.
  */
 export type AnswerShape = 'envelope' | DataShape | 'record' | 'passThrough';
+export interface DataShape { data: 'record' | 'list'; names: string }
 
-/**
- * An envelope whose `data` is one JSON object (`record`), or a list of JSON objects (`list`; no
- * `data`, or `null`, is an empty list). `names` says what it holds, for errors: "a contact record".
- */
-export interface DataShape {
-	data: 'record' | 'list';
-	names: string;
-}
-
-/**
- * What an answer that is a failure says, for its error; the service's own words (`said`) are
- * trimmed but not shortened, and may hold the key the error redacts.
- */
+/** What a failed answer says, for its error; the service's own words (`said`) may hold the key the error redacts. */
 export type AnswerFailure =
 	| { kind: 'redirect'; statusCode: number; location?: string }
 	| { kind: 'status'; statusCode: number; said?: string }
@@ -38,11 +26,7 @@ export type Interpreted = { ok: true; value: unknown } | { ok: false; failure: A
 
 const fails = (failure: AnswerFailure): Interpreted => ({ ok: false, failure });
 
-/**
- * Applies the service's answer conventions: a redirect, a non-2xx status, a body that is not JSON,
- * an error envelope or an answer not in the endpoint's shape is a failure; anything else is the
- * value `shape` says.
- */
+/** A redirect, a non-2xx status, a body that is not JSON, an error envelope or an answer not in `shape` fails. */
 export function interpretAnswer(answer: HttpAnswer, shape: AnswerShape): Interpreted {
 	const { statusCode } = answer;
 	if (statusCode >= 300 && statusCode < 400) return fails({ kind: 'redirect', statusCode, location: headerValue(answer.headers, 'location') });
@@ -91,10 +75,8 @@ function shapeMismatch(data: unknown, shape: DataShape): string | undefined {
 /** A value of an answer in a few words; never its content, which could be anything. */
 function describe(value: unknown): string {
 	if (value === undefined) return 'missing';
-	if (value === null) return 'null';
-	if (Array.isArray(value)) return `a list of ${value.length}`;
-	if (typeof value === 'object') return 'an object';
-	return `a ${typeof value}`;
+	if (value === null || typeof value !== 'object') return value === null ? 'null' : `a ${typeof value}`;
+	return Array.isArray(value) ? `a list of ${value.length}` : 'an object';
 }
 
 const NOT_JSON = Symbol('not JSON');

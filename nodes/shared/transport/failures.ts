@@ -7,13 +7,12 @@ import { errorChain, errorCode } from './retry';
 /** A request as it was sent: the one context of a request, all its errors need. */
 export interface SentRequest {
 	node: INode;
-	/** The user-facing name of the operation ("Add to Campaign"), which every error message starts with. */
+	/** The operation's title ("Add to Campaign"), which every error message starts with. */
 	operation: string;
-	/** The input item the request serves. */
 	itemIndex?: number;
 	/** What the user can check when the service answers `status: "error"`. */
 	errorHint?: string;
-	/** For a write: how to find out whether it was carried out when it may have been without an answer. */
+	/** For a write: how to find out whether it was carried out, as it may have been without an answer. */
 	checkBeforeRepeating?: string;
 	method: IHttpRequestMethods;
 	baseUrl: string;
@@ -26,34 +25,37 @@ export type Failure = AnswerFailure | { kind: 'noAnswer'; error: unknown; attemp
 
 /** Removes every occurrence of the API key from a text, so no error or output can carry it. */
 export function redactSecret(text: string, secret: string | undefined): string {
-	if (!secret || secret.length < 4) return text;
-	return text.split(secret).join('[redacted]');
+	return secret && secret.length >= 4 ? text.split(secret).join('[redacted]') : text;
 }
 
 const NOTHING_SENT = 'Nothing was sent to the service.';
-const MAY_HAVE_BEEN_DONE = 'the service may have carried it out';
 const PROXY_SETTING = 'n8n\'s HTTP_PROXY / HTTPS_PROXY setting';
-const CERTIFICATE_UNKNOWN = 'its certificate was issued by an authority n8n does not know';
+const UNKNOWN_AUTHORITY = 'its certificate was issued by an authority n8n does not know';
 const NOT_TLS = 'it did not answer in TLS (is the port an http:// one?)';
 
-/** TLS error codes (Node's and OpenSSL's) in words. */
+/** TLS codes (Node's and OpenSSL's) in words; another code naming CERT, SSL or TLS is a certificate n8n refused. */
 const TLS_REASONS: Record<string, string> = {
 	CERT_HAS_EXPIRED: 'its certificate has expired',
 	CERT_NOT_YET_VALID: 'its certificate is not valid yet',
+	CERT_REVOKED: 'its certificate has been revoked',
 	DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed, not issued by an authority n8n trusts',
 	SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain ends in a self-signed certificate n8n does not trust',
-	UNABLE_TO_VERIFY_LEAF_SIGNATURE: CERTIFICATE_UNKNOWN, UNABLE_TO_GET_ISSUER_CERT: CERTIFICATE_UNKNOWN, UNABLE_TO_GET_ISSUER_CERT_LOCALLY: CERTIFICATE_UNKNOWN,
-	CERT_REVOKED: 'its certificate has been revoked',
+	UNABLE_TO_VERIFY_LEAF_SIGNATURE: UNKNOWN_AUTHORITY, UNABLE_TO_GET_ISSUER_CERT: UNKNOWN_AUTHORITY, UNABLE_TO_GET_ISSUER_CERT_LOCALLY: UNKNOWN_AUTHORITY,
 	ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host name',
 	EPROTO: NOT_TLS, ERR_SSL_WRONG_VERSION_NUMBER: NOT_TLS,
 };
 
-const TIMEOUT_CODES = ['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'];
-const DROPPED_CODES = ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'];
-/** Node's codes for a header value it refuses to send: the API key is the one header the user writes. */
-const BAD_HEADER_CODES = ['ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_HTTP_TOKEN'];
-/** Node's codes for a request it refuses to build (a URL or an argument that fails its checks). */
-const NOT_BUILT_CODES = ['ERR_INVALID_URL', 'ERR_UNESCAPED_CHARACTERS', 'ERR_INVALID_PROTOCOL', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_SOCKET_BAD_PORT'];
+const TIMEOUT_CODES = ['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT'];
+const DROPPED_CODES = ['ECONNRESET', 'EPIPE'];
+/** Node's codes for a request it refuses to build (a URL, header value or argument that fails its checks). */
+const NOT_BUILT_CODES = ['ERR_INVALID_URL', 'ERR_UNESCAPED_CHARACTERS', 'ERR_INVALID_PROTOCOL', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_SOCKET_BAD_PORT', 'ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_HTTP_TOKEN'];
+
+const HTTP_STATUS_TEXT: Record<number, string> = {
+	301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
+	400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 408: 'Request Timeout', 409: 'Conflict',
+	413: 'Payload Too Large', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
+	500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
 
 /** Hints by HTTP status, for what a user can act on. */
 const STATUS_HINTS: Record<number, string> = {
@@ -66,9 +68,8 @@ STATUS_HINTS[403] = STATUS_HINTS[401];
 type Cause = [reason: string, hint?: string, httpCode?: number];
 
 /**
- * The one error of a failed request: a NodeApiError naming the operation and the item, with a hint,
- * the API key redacted from both. Its response is a plain object, not the HTTP library's error, which
- * carries the request's headers and so the key.
+ * The one error of a failed request: a NodeApiError naming the operation and the item, with a hint, the
+ * API key redacted. Its response is a plain object: the HTTP library's error carries the key in its headers.
  */
 export function serviceError(request: SentRequest, failure: Failure): NodeApiError {
 	const [reason, hint, httpCode] = causeOf(request, failure);
@@ -80,61 +81,45 @@ export function serviceError(request: SentRequest, failure: Failure): NodeApiErr
 }
 
 function causeOf(request: SentRequest, failure: Failure): Cause {
+	if (failure.kind === 'unexpected') return [failure.reason];
+	const said = 'said' in failure && failure.said ? ` (${truncate(failure.said, 300)})` : '';
+	if (failure.kind === 'envelope') return [`the service answered status "error"${said}`, request.errorHint];
 	const isWrite = request.method !== 'GET';
 	const checkBeforeRepeating = request.checkBeforeRepeating ?? 'Check at the service whether it was carried out before you repeat it.';
-	if (failure.kind === 'unexpected') return [failure.reason];
-	if (failure.kind === 'envelope') {
-		return [`the service answered status "error"${failure.said ? ` (${truncate(failure.said, 300)})` : ''}`, request.errorHint];
+	if (failure.kind === 'noAnswer') {
+		const [reason, hint] = noAnswerCause(request, failure.error, isWrite ? checkBeforeRepeating : undefined);
+		return [`${reason}${failure.attempts > 1 ? ` (${failure.attempts} attempts)` : ''}`, hint];
 	}
-	const { statusCode } = failure as { statusCode: number };
-	const status = `HTTP ${statusCode}${HTTP_STATUS_TEXT[statusCode] ? ` ${HTTP_STATUS_TEXT[statusCode]}` : ''}`;
+	const { statusCode } = failure;
+	const status = `the service answered HTTP ${statusCode}${HTTP_STATUS_TEXT[statusCode] ? ` ${HTTP_STATUS_TEXT[statusCode]}` : ''}`;
 	if (failure.kind === 'redirect') {
 		return [
-			`the service answered ${status}, a redirect to ${redirectTarget(failure.location, request.baseUrl)}, which the node does not follow`,
+			`${status}, a redirect to ${redirectTarget(failure.location, request.baseUrl)}, which the node does not follow`,
 			'A followed redirect would carry the API key to another address. Enter the address the service answers at as the Base URL of the Campaign Calling credential.',
 			statusCode,
 		];
 	}
-	if (failure.kind === 'status') {
-		let hint = STATUS_HINTS[statusCode];
-		if (hint === undefined && (statusCode >= 500 || (statusCode === 408 && isWrite))) {
-			hint = isWrite
-				? `The service had a problem, and may have carried out this request before it failed. ${checkBeforeRepeating}`
-				: 'The service had a problem. Try again later; reads are retried automatically.';
-		}
-		return [`the service answered ${status}${failure.said ? ` (${truncate(failure.said, 300)})` : ''}`, hint, statusCode];
+	let hint = STATUS_HINTS[statusCode];
+	if (hint === undefined && (statusCode >= 500 || (statusCode === 408 && isWrite))) {
+		hint = isWrite
+			? `The service had a problem, and may have carried out this request before it failed. ${checkBeforeRepeating}`
+			: 'The service had a problem. Try again later; reads are retried automatically.';
 	}
-	const [reason, hint] = noAnswerCause(request, failure.error, isWrite ? checkBeforeRepeating : undefined);
-	return [`${reason}${failure.attempts > 1 ? ` (${failure.attempts} attempts)` : ''}`, hint];
+	return [`${status}${said}`, hint, statusCode];
 }
 
-/**
- * Why a request got no answer, told from the codes and fields of the error n8n's HTTP helper threw.
- * `checkBeforeRepeating` is given for a write, which may have been carried out without an answer.
- */
+/** Why a request got no answer, from the error's codes and fields; `checkBeforeRepeating` is given for a write. */
 function noAnswerCause(request: SentRequest, error: unknown, checkBeforeRepeating: string | undefined): Cause {
 	const chain = errorChain(error);
 	const field = (name: string) => chain.map((link) => link[name]).find((value) => typeof value === 'string' && value !== '') as string | undefined;
 	const code = errorCode(error) ?? '';
-	const base = baseUrlParts(request.baseUrl);
+	const { origin, hostname, port, protocol } = new URL(request.baseUrl);
 	const ssrf = chain.find((link) => link.name === 'SsrfBlockedIpError' || link.name === 'SsrfBlockedHostnameError');
 	if (ssrf) {
 		const what = typeof ssrf.ip === 'string'
 			? `it resolves to ${ssrf.ip}, an address in n8n's blocked ranges`
-			: `the host name ${typeof ssrf.hostname === 'string' ? ssrf.hostname : base.hostname} is on n8n's list of blocked host names`;
-		return [`n8n's SSRF protection blocked the request to ${base.origin} (${what})`, `${NOTHING_SENT} ${ssrfAllowance(base.hostname)} Otherwise use the service's public address as the Base URL.`];
-	}
-	if (BAD_HEADER_CODES.includes(code)) {
-		return [
-			'the API key in the Campaign Calling credential holds a character an HTTP header cannot carry, so n8n could not send the request',
-			`${NOTHING_SENT} Paste the API key into the credential again: a line break, a space or a letter from outside the key (often picked up when copying it) must not be part of it (${code}).`,
-		];
-	}
-	if (code === 'ERR_INVALID_URL') {
-		return [
-			'a web address n8n needs for the request is not valid, so n8n could not send it',
-			`${NOTHING_SENT} The Base URL was checked before the request; check n8n's proxy settings (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), which must be full addresses such as http://proxy.internal:3128 (${code}).`,
-		];
+			: `the host name ${typeof ssrf.hostname === 'string' ? ssrf.hostname : hostname} is on n8n's list of blocked host names`;
+		return [`n8n's SSRF protection blocked the request to ${origin} (${what})`, `${NOTHING_SENT} ${ssrfAllowance(hostname)} Otherwise use the service's public address as the Base URL.`];
 	}
 	const messages = chain.map((link) => link.message).filter((text): text is string => typeof text === 'string' && text !== '');
 	const detail = truncate(messages.pop() ?? 'no reason given', 200);
@@ -143,54 +128,44 @@ function noAnswerCause(request: SentRequest, error: unknown, checkBeforeRepeatin
 	}
 	if (TLS_REASONS[code] || /CERT|SSL|TLS/.test(code)) {
 		return [
-			`the TLS connection to ${base.origin} failed: ${TLS_REASONS[code] ?? 'n8n did not accept its certificate'} (${code})`,
+			`the TLS connection to ${origin} failed: ${TLS_REASONS[code] ?? 'n8n did not accept its certificate'} (${code})`,
 			`${NOTHING_SENT} Check the Base URL's host name and scheme. The service's certificate must be valid and trusted; if your provider uses a private certificate authority, give n8n its certificate with NODE_EXTRA_CA_CERTS.`,
 		];
 	}
 	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-		const hostname = field('hostname') ?? base.hostname;
-		return code === 'EAI_AGAIN'
-			? [`the host name ${hostname} could not be looked up just now: n8n's DNS server did not answer`, `${NOTHING_SENT} Check n8n's DNS settings and its network (${code}).`]
-			: [
-					`the host name ${hostname} was not found: the DNS has no address for it`,
-					`${NOTHING_SENT} Check the spelling of the Base URL's host name, that n8n's DNS can resolve it, and ${PROXY_SETTING} if n8n uses a proxy (${code}).`,
-				];
+		return [
+			`the host name ${field('hostname') ?? hostname} ${code === 'ENOTFOUND' ? 'was not found: the DNS has no address for it' : 'could not be looked up just now: n8n\'s DNS server did not answer'}`,
+			`${NOTHING_SENT} Check the spelling of the Base URL's host name, that n8n's DNS can resolve it, and ${PROXY_SETTING} if n8n uses a proxy (${code}).`,
+		];
 	}
 	if (code === 'ECONNREFUSED') {
-		const port = chain.map((link) => link.port).find((value) => typeof value === 'number');
-		const where = field('address') && port !== undefined ? `${field('address')}:${port}` : base.hostAndPort;
+		const refusedPort = chain.map((link) => link.port).find((value) => typeof value === 'number');
+		const where = field('address') && refusedPort !== undefined ? `${field('address')}:${refusedPort}` : `${hostname}:${port || (protocol === 'https:' ? 443 : 80)}`;
 		return [
 			`the connection to ${where} was refused: nothing listens there`,
 			`${NOTHING_SENT} Check the Base URL's host and port, and that the service is running (or, if n8n uses a proxy, the proxy and ${PROXY_SETTING}).`,
 		];
 	}
-	const maybeDone = checkBeforeRepeating === undefined ? '' : `; ${MAY_HAVE_BEEN_DONE}`;
+	const maybeDone = checkBeforeRepeating === undefined ? '' : '; the service may have carried it out';
 	if (TIMEOUT_CODES.includes(code)) {
-		const within = `no answer from ${base.origin} within ${Math.round(request.timeoutMs / 1000)} seconds${maybeDone}`;
-		return checkBeforeRepeating === undefined
-			? [within, 'If the service is slow, raise Request Options → Timeout; otherwise check that it is reachable from n8n.']
-			: [within, `${checkBeforeRepeating} If the service is slow, raise Request Options → Timeout.`];
+		const slow = 'If the service is slow, raise Request Options → Timeout';
+		return [
+			`no answer from ${origin} within ${Math.round(request.timeoutMs / 1000)} seconds${maybeDone}`,
+			checkBeforeRepeating === undefined ? `${slow}; otherwise check that it is reachable from n8n.` : `${checkBeforeRepeating} ${slow}.`,
+		];
 	}
 	if (DROPPED_CODES.includes(code)) {
 		return [
-			`the connection to ${base.origin} was dropped before an answer came${maybeDone}`,
-			checkBeforeRepeating ??
-				'The service or something between n8n and it (a proxy, a load balancer) closed the connection. Try again later; reads are retried automatically.',
+			`the connection to ${origin} was dropped before an answer came${maybeDone}`,
+			checkBeforeRepeating ?? 'The service or something between n8n and it (a proxy, a load balancer) closed the connection. Try again later; reads are retried automatically.',
 		];
 	}
 	// The code goes into the description: n8n replaces a message that holds a common code with its own text.
 	return [
-		`the request to ${base.origin} failed without an answer${maybeDone}`,
+		`the request to ${origin} failed without an answer${maybeDone}`,
 		`n8n's HTTP client reported: ${code || detail}. Check the Base URL in the Campaign Calling credential and that the service is reachable from n8n.${checkBeforeRepeating === undefined ? '' : ` ${checkBeforeRepeating}`}`,
 	];
 }
-
-const HTTP_STATUS_TEXT: Record<number, string> = {
-	301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
-	400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 408: 'Request Timeout', 409: 'Conflict',
-	413: 'Payload Too Large', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
-	500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
-};
 
 /** Where a redirect pointed, by origin only: its path or query could carry anything. */
 function redirectTarget(location: string | undefined, baseUrl: string): string {
@@ -202,20 +177,12 @@ function redirectTarget(location: string | undefined, baseUrl: string): string {
 	}
 }
 
-/** The Base URL's origin, host name and host:port: never its path, query or user information. */
-function baseUrlParts(baseUrl: string): { origin: string; hostname: string; hostAndPort: string } {
-	// A checked URL: request.ts refuses a Base URL that is no web address before anything is sent.
-	const url = new URL(baseUrl);
-	return { origin: url.origin, hostname: url.hostname, hostAndPort: `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}` };
-}
-
-/** The setting an n8n administrator would change to let the Base URL's host through. */
+/** The setting an n8n administrator changes to let the Base URL's host through. */
 function ssrfAllowance(hostname: string): string {
 	const host = hostname.replace(/^\[|\]$/g, '');
-	if (/^[\d.]+$/.test(host) || host.includes(':')) {
-		return `An n8n administrator can allow this address with N8N_SSRF_ALLOWED_IP_RANGES (for example ${host}/${host.includes(':') ? 128 : 32}), or a host name for it with N8N_SSRF_ALLOWED_HOSTNAMES.`;
-	}
-	return `An n8n administrator can allow this host with N8N_SSRF_ALLOWED_HOSTNAMES (for example ${host}), or its addresses with N8N_SSRF_ALLOWED_IP_RANGES.`;
+	return /^[\d.]+$/.test(host) || host.includes(':')
+		? `An n8n administrator can allow this address with N8N_SSRF_ALLOWED_IP_RANGES (for example ${host}/${host.includes(':') ? 128 : 32}), or a host name for it with N8N_SSRF_ALLOWED_HOSTNAMES.`
+		: `An n8n administrator can allow this host with N8N_SSRF_ALLOWED_HOSTNAMES (for example ${host}), or its addresses with N8N_SSRF_ALLOWED_IP_RANGES.`;
 }
 
 function truncate(text: string, max: number): string {

@@ -1,14 +1,7 @@
-import type {
-	ICredentialsDecrypted,
-	IDataObject,
-	IExecuteFunctions,
-	IHookFunctions,
-	IHttpRequestOptions,
-	ILoadOptionsFunctions,
-} from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions, IHookFunctions, IHttpRequestOptions, ILoadOptionsFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
-import { parseHttpUrl } from '../validation';
+import { parseHttpUrl, refusedInputError } from '../validation';
 
 import type { AnswerShape } from './envelope';
 import { interpretAnswer } from './envelope';
@@ -21,16 +14,12 @@ export const CREDENTIAL_TYPE = 'campaignCallingApi';
 
 export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions;
 
-/** No request waits longer than this unless the caller asks for another limit. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** How hard the transport tries: the action node's Request Options, read once per execution. */
-export interface RequestTuning {
-	retry: RetryPolicy;
-	timeoutMs: number;
-}
+export interface RequestTuning { retry: RetryPolicy; timeoutMs: number }
 
-/** One request, as the caller asks for it: the caller's part of the request's one context, SentRequest. */
+/** One request, as the caller asks for it: the caller's part of SentRequest. */
 export interface ServiceRequest extends Omit<SentRequest, 'node' | 'baseUrl' | 'apiKey' | 'timeoutMs'> {
 	/** Path below the base URL, with its own prefix (`/v1/...`, `/compaign/v1/...`, `/contacts/...`). */
 	path: string;
@@ -41,24 +30,11 @@ export interface ServiceRequest extends Omit<SentRequest, 'node' | 'baseUrl' | '
 	tuning?: RequestTuning;
 }
 
-interface CampaignCallingCredentials {
-	baseUrl: string;
-	apiKey: string;
-}
-
-/** The credential's base URL without trailing slashes; checked first, so a typo gets a clear message, not a socket error. */
-function normaliseBaseUrl(raw: unknown): string {
-	const value = typeof raw === 'string' ? raw.trim() : '';
-	if (!parseHttpUrl(value)) {
-		throw new Error(`The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com`);
-	}
-	return value.replace(/\/+$/, '');
-}
+interface CampaignCallingCredentials { baseUrl: string; apiKey: string }
 
 /*
  * The credential, read once per execution context: n8n loads and decrypts it on every read, a cost
- * each of a batch run's requests would otherwise pay. A cache keyed by the context, not an argument,
- * so no caller has to carry it, and it goes with the context.
+ * each of a batch run's requests would otherwise pay. Keyed by the context, so it goes with it.
  */
 const credentialsByExecution = new WeakMap<object, Promise<CampaignCallingCredentials>>();
 
@@ -71,58 +47,49 @@ function credentialsOf(context: ServiceContext): Promise<CampaignCallingCredenti
 	return credentials;
 }
 
-/** The credential's Base URL as requests use it; throws when it is no web address. */
-export async function credentialBaseUrl(context: ServiceContext): Promise<string> {
-	return normaliseBaseUrl((await credentialsOf(context)).baseUrl);
+/** The credential's Base URL without trailing slashes, or why it is refused: checked first, so a typo gets a clear message, not a socket error. */
+function baseUrlOf({ baseUrl }: CampaignCallingCredentials): { url: string } | { refused: string } {
+	const value = typeof baseUrl === 'string' ? baseUrl.trim() : '';
+	if (parseHttpUrl(value)) return { url: value.replace(/\/+$/, '') };
+	return { refused: `The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com` };
 }
 
-/**
- * Sends one request to the service, repeating it while `isRetryable` allows, and applies the
- * service's answer conventions (envelope.ts); a failure throws the one error failures.ts builds.
- */
+/** The credential's Base URL as requests use it; throws when it is no web address. */
+export async function credentialBaseUrl(context: ServiceContext): Promise<string> {
+	const baseUrl = baseUrlOf(await credentialsOf(context));
+	if ('refused' in baseUrl) throw new Error(baseUrl.refused);
+	return baseUrl.url;
+}
+
+/** Sends one request, repeated while `isRetryable` allows; a failure throws the one error failures.ts builds. */
 export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<unknown> {
 	const node = this.getNode();
 	const credentials = await credentialsOf(this);
-
-	let baseUrl: string;
-	try {
-		baseUrl = normaliseBaseUrl(credentials.baseUrl);
-	} catch (error) {
-		const item = request.itemIndex === undefined ? '' : ` [item ${request.itemIndex}]`;
-		const message = redactSecret(`${request.operation} failed: ${(error as Error).message}${item}`, credentials.apiKey);
-		throw new NodeOperationError(node, message, {
-			itemIndex: request.itemIndex,
-		});
-	}
-
 	const tuning = request.tuning ?? { retry: DEFAULT_RETRY_POLICY, timeoutMs: DEFAULT_TIMEOUT_MS };
+	const baseUrl = baseUrlOf(credentials);
+	if ('refused' in baseUrl) {
+		const message = redactSecret(`${request.operation} failed: ${baseUrl.refused}`, credentials.apiKey);
+		throw refusedInputError(node, new Error(message), request.itemIndex);
+	}
+	const sent: SentRequest = { ...request, node, baseUrl: baseUrl.url, apiKey: credentials.apiKey, timeoutMs: tuning.timeoutMs };
+
 	const options: IHttpRequestOptions = {
 		method: request.method,
-		url: `${baseUrl}${request.path}`,
+		url: `${sent.baseUrl}${request.path}`,
 		qs: request.qs,
 		body: request.body,
 		json: true,
-		// The raw text, parsed in envelope.ts: axios' own parsing turns a JSON string answer ("ok") into
-		// text that can no longer be told apart from a body that is not JSON at all.
+		// Parsed in envelope.ts: axios turns a JSON string answer ("ok") into text, like a body that is no JSON.
 		encoding: 'text',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		timeout: tuning.timeoutMs,
-		// n8n sends the Authorization header on along a redirect, to any host: a redirect fails instead
-		// (envelope.ts), as it does for the credential's Test.
+		// n8n sends the Authorization header on along a redirect, to any host: a redirect fails instead.
 		disableFollowRedirect: true,
 	};
-
 	// Handed to n8n with each request, so it does not load the credential again per request.
 	const stored = node.credentials?.[CREDENTIAL_TYPE];
-	const credentialsDecrypted: ICredentialsDecrypted = {
-		id: stored?.id ?? '',
-		name: stored?.name ?? '',
-		type: CREDENTIAL_TYPE,
-		data: { ...credentials },
-	};
-	const sent: SentRequest = { ...request, node, baseUrl, apiKey: credentials.apiKey, timeoutMs: tuning.timeoutMs };
-	const isRead = request.method === 'GET';
+	const credentialsDecrypted: ICredentialsDecrypted = { id: stored?.id ?? '', name: stored?.name ?? '', type: CREDENTIAL_TYPE, data: { ...credentials } };
 	for (let attempt = 0; ; attempt++) {
 		let answer: HttpAnswer | undefined;
 		let error: unknown;
@@ -131,7 +98,7 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		} catch (thrown) {
 			error = thrown ?? new Error('no reason given');
 		}
-		if (attempt < tuning.retry.maxRetries && isRetryable(answer, error, isRead)) {
+		if (attempt < tuning.retry.maxRetries && isRetryable(answer, error, request.method === 'GET')) {
 			await sleep(retryDelayMs(answer, attempt, tuning.retry));
 			continue;
 		}
