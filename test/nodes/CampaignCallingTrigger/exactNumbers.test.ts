@@ -66,6 +66,20 @@ describe('the events repeat keys are taken from', () => {
 		}
 	});
 
+	it('write a number a double does not hold as its significant digits and power of ten, in full up to 20 zeros, on this Node and on Node 20', () => {
+		const textOf = (modules: Modules, number: string) => (sourceOf(modules, `{"n":${number}}`) as { n: { text?: string } }).n.text;
+		for (const modules of [thisNode, onNode20()]) {
+			expect(textOf(modules, '12345678901234567891')).toBe('12345678901234567891');
+			expect(textOf(modules, '-1234567890123456789.1e1')).toBe('-12345678901234567891');
+			expect(textOf(modules, '1234567890123456789100000000000000000000')).toBe('1234567890123456789100000000000000000000');
+			expect(textOf(modules, '12345678901234567891e21')).toBe('12345678901234567891e21');
+			expect(textOf(modules, '0.00012345678901234567891')).toBe('12345678901234567891e-23');
+			expect(textOf(modules, '1e400')).toBe('1e400');
+			// -0 in any form is a number a double holds: no text.
+			expect(textOf(modules, '-0.0e400')).toBeUndefined();
+		}
+	});
+
 	it('keep numbers a double holds as numbers, and the others as one text per value, on this Node and on Node 20', () => {
 		for (const modules of [thisNode, onNode20()]) {
 			expect(hashOf(modules, '{"n":1e400}')).not.toBe(hashOf(modules, '{"n":null}'));
