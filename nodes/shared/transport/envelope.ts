@@ -75,8 +75,10 @@ function shapeMismatch(data: unknown, shape: DataShape): string | undefined {
 /** A value of an answer in a few words; never its content, which could be anything. */
 function describe(value: unknown): string {
 	if (value === undefined) return 'missing';
-	if (value === null || typeof value !== 'object') return value === null ? 'null' : `a ${typeof value}`;
-	return Array.isArray(value) ? `a list of ${value.length}` : 'an object';
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return `a list of ${value.length}`;
+	if (typeof value === 'object') return 'an object';
+	return `a ${typeof value}`;
 }
 
 const NOT_JSON = Symbol('not JSON');

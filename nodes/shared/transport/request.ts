@@ -47,18 +47,18 @@ function credentialsOf(context: ServiceContext): Promise<CampaignCallingCredenti
 	return credentials;
 }
 
-/** The credential's Base URL without trailing slashes, or why it is refused: checked first, so a typo gets a clear message, not a socket error. */
-function baseUrlOf({ baseUrl }: CampaignCallingCredentials): { url: string } | { refused: string } {
-	const value = typeof baseUrl === 'string' ? baseUrl.trim() : '';
-	if (parseHttpUrl(value)) return { url: value.replace(/\/+$/, '') };
-	return { refused: `The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com` };
+/** The credential's base URL without trailing slashes; checked first, so a typo gets a clear message, not a socket error. */
+function normaliseBaseUrl(raw: unknown): string {
+	const value = typeof raw === 'string' ? raw.trim() : '';
+	if (!parseHttpUrl(value)) {
+		throw new Error(`The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com`);
+	}
+	return value.replace(/\/+$/, '');
 }
 
 /** The credential's Base URL as requests use it; throws when it is no web address. */
 export async function credentialBaseUrl(context: ServiceContext): Promise<string> {
-	const baseUrl = baseUrlOf(await credentialsOf(context));
-	if ('refused' in baseUrl) throw new Error(baseUrl.refused);
-	return baseUrl.url;
+	return normaliseBaseUrl((await credentialsOf(context)).baseUrl);
 }
 
 /** Sends one request, repeated while `isRetryable` allows; a failure throws the one error failures.ts builds. */
@@ -66,16 +66,17 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 	const node = this.getNode();
 	const credentials = await credentialsOf(this);
 	const tuning = request.tuning ?? { retry: DEFAULT_RETRY_POLICY, timeoutMs: DEFAULT_TIMEOUT_MS };
-	const baseUrl = baseUrlOf(credentials);
-	if ('refused' in baseUrl) {
-		const message = redactSecret(`${request.operation} failed: ${baseUrl.refused}`, credentials.apiKey);
-		throw refusedInputError(node, new Error(message), request.itemIndex);
+	let baseUrl: string;
+	try {
+		baseUrl = normaliseBaseUrl(credentials.baseUrl);
+	} catch (error) {
+		throw refusedInputError(node, new Error(redactSecret(`${request.operation} failed: ${(error as Error).message}`, credentials.apiKey)), request.itemIndex);
 	}
-	const sent: SentRequest = { ...request, node, baseUrl: baseUrl.url, apiKey: credentials.apiKey, timeoutMs: tuning.timeoutMs };
+	const sent: SentRequest = { ...request, node, baseUrl, apiKey: credentials.apiKey, timeoutMs: tuning.timeoutMs };
 
 	const options: IHttpRequestOptions = {
 		method: request.method,
-		url: `${sent.baseUrl}${request.path}`,
+		url: `${baseUrl}${request.path}`,
 		qs: request.qs,
 		body: request.body,
 		json: true,
