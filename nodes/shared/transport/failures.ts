@@ -67,10 +67,8 @@ STATUS_HINTS[403] = STATUS_HINTS[401];
 
 type Cause = [reason: string, hint?: string, httpCode?: number];
 
-/**
- * The one error of a failed request: a NodeApiError naming the operation and the item, with a hint, the
- * API key redacted. Its response is a plain object: the HTTP library's error carries the key in its headers.
- */
+/** The one error of a failed request: a NodeApiError naming the operation and the item, with a hint, the API key
+ * redacted. Its response is a plain object: the HTTP library's error carries the key in its headers. */
 export function serviceError(request: SentRequest, failure: Failure): NodeApiError {
 	const [reason, hint, httpCode] = causeOf(request, failure);
 	const message = redactSecret(`${request.operation} failed: ${reason}`, request.apiKey);

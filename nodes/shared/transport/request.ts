@@ -32,10 +32,8 @@ export interface ServiceRequest extends Omit<SentRequest, 'node' | 'baseUrl' | '
 
 interface CampaignCallingCredentials { baseUrl: string; apiKey: string }
 
-/*
- * The credential, read once per execution context: n8n loads and decrypts it on every read, a cost
- * each of a batch run's requests would otherwise pay. Keyed by the context, so it goes with it.
- */
+// The credential, read once per execution context: n8n loads and decrypts it on every read, a cost
+// each of a batch run's requests would otherwise pay. Keyed by the context, so it goes with it.
 const credentialsByExecution = new WeakMap<object, Promise<CampaignCallingCredentials>>();
 
 function credentialsOf(context: ServiceContext): Promise<CampaignCallingCredentials> {

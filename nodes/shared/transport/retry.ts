@@ -28,10 +28,8 @@ export function errorCode(error: unknown): string | undefined {
 	return errorChain(error).flatMap((link) => [link.code, link.httpCode]).find(isCode);
 }
 
-/**
- * Reads (GET) are repeated after 5xx, 429 and dropped connections. Writes only when the request
- * provably never left: a write that may have reached the service could add contacts or modules twice.
- */
+/** Reads (GET) are repeated after 5xx, 429 and dropped connections. Writes only when the request provably
+ * never left: a write that may have reached the service could add contacts or modules twice. */
 export function isRetryable(answer: HttpAnswer | undefined, error: unknown, isRead: boolean): boolean {
 	if (error !== undefined) return (isRead ? TRANSIENT_CODES : NEVER_SENT_CODES).has(errorCode(error) ?? '');
 	return isRead && answer !== undefined && (answer.statusCode === 429 || answer.statusCode >= 500);
