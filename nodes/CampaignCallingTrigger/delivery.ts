@@ -47,7 +47,8 @@ const JSON_MEDIA_TYPE = 'application/json';
 /** Checks a delivery's type, size and JSON; yields one entry per object of the body. */
 export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 	const contentType = String(request.headers['content-type'] ?? '');
-	const mediaType = contentType.split(';')[0].trim().toLowerCase();
+	// Read as n8n reads it (parseContentType): a space before the `;` makes a type n8n does not parse.
+	const mediaType = contentType.split(';')[0].toLowerCase();
 	if (mediaType !== JSON_MEDIA_TYPE) {
 		const sent = mediaType === '' ? 'no Content-Type' : `Content-Type ${mediaType}`;
 		return {

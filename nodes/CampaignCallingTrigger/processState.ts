@@ -96,7 +96,7 @@ export function isRecordedRepeat(trigger: string, hash: string): boolean {
 export function cacheRecordedKeys(trigger: string, hashes: string[], recordedAsNew = true): void {
 	let cached = recordedKeys.get(trigger);
 	if (!recordedAsNew) {
-		for (let aged = 0; aged < hashes.length && cached !== undefined && cached.size > 0; aged++) cached.delete(cached.oldestKey() as string);
+		for (let aged = 0; aged < hashes.length && cached !== undefined; aged++) cached.delete(cached.oldestKey() as string);
 		return;
 	}
 	if (cached === undefined) {

@@ -42,12 +42,7 @@ function isLoopbackHost(hostname: string): boolean {
 export async function checkWebhookReach(this: IHookFunctions): Promise<{ refusal?: NodeOperationError; warning?: string }> {
 	const webhookUrl = this.getNodeWebhookUrl('default');
 	const webhook = webhookUrl === undefined ? undefined : parseHttpUrl(webhookUrl);
-	let service: URL | undefined;
-	try {
-		service = parseHttpUrl(await credentialBaseUrl(this));
-	} catch {
-		return {};
-	}
+	const service = await credentialBaseUrl(this).then(parseHttpUrl, () => undefined);
 	if (webhook === undefined || service === undefined) return {};
 	if (isLoopbackHost(webhook.hostname) && !isLoopbackHost(service.hostname)) {
 		const refusal = new NodeOperationError(

@@ -414,7 +414,7 @@ describe('a retry waiting for earlier answers', () => {
 		const retry = claimEvents('mixed-trigger', ['accepted', 'failed'], waiting() as unknown as Response, WINDOW);
 		accepting.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
 		failing.status(500).end();
-		await expect(retry).resolves.toEqual({ runs: [false, true], takesOver: ['failed'] });
+		await expect(retry).resolves.toStrictEqual({ runs: [false, true], takesOver: ['failed'] });
 	});
 
 	it('whose earlier deliveries were all accepted runs nothing', async () => {
@@ -422,14 +422,23 @@ describe('a retry waiting for earlier answers', () => {
 		void claimEvents('accepted-trigger', ['a', 'b'], accepting as unknown as Response, WINDOW);
 		const retry = claimEvents('accepted-trigger', ['a', 'b'], waiting() as unknown as Response, WINDOW);
 		accepting.json({ status: 'ok', received: 2, accepted: 2, repeats: 0 });
-		await expect(retry).resolves.toEqual({ runs: [false, false], takesOver: [] });
+		await expect(retry).resolves.toStrictEqual({ runs: [false, false], takesOver: [] });
+	});
+
+	it('whose earlier delivery was accepted with its event found in n8n\'s store already runs nothing', async () => {
+		const accepting = waiting();
+		void claimEvents('stored-trigger', ['known'], accepting as unknown as Response, WINDOW);
+		const retry = claimEvents('stored-trigger', ['known'], waiting() as unknown as Response, WINDOW);
+		// An answer with a repeat webhook() did not know of: the key is not cached, yet the event was recorded.
+		accepting.json({ status: 'ok', received: 1, accepted: 0, repeats: 1 });
+		await expect(retry).resolves.toStrictEqual({ runs: [false], takesOver: [] });
 	});
 
 	it('with an event that has no key, or none in flight, does not wait', async () => {
 		const earlier = waiting();
 		void claimEvents('keyless-trigger', ['held'], earlier as unknown as Response, WINDOW);
-		await expect(claimEvents('keyless-trigger', ['held', undefined], waiting() as unknown as Response, WINDOW)).resolves.toEqual({ runs: [true, true], takesOver: [] });
-		await expect(claimEvents('keyless-trigger', ['held', 'other'], waiting() as unknown as Response, WINDOW)).resolves.toEqual({ runs: [true, true], takesOver: ['other'] });
+		await expect(claimEvents('keyless-trigger', ['held', undefined], waiting() as unknown as Response, WINDOW)).resolves.toStrictEqual({ runs: [true, true], takesOver: [] });
+		await expect(claimEvents('keyless-trigger', ['held', 'other'], waiting() as unknown as Response, WINDOW)).resolves.toStrictEqual({ runs: [true, true], takesOver: ['other'] });
 		earlier.end();
 	});
 
@@ -450,6 +459,18 @@ describe('a retry waiting for earlier answers', () => {
 		await retry;
 		expect(response.listenerCount('close')).toBe(0);
 	});
+	it('a delivery that runs only its new events caches them when its answer\'s repeats are the ones webhook() knew', async () => {
+		const first = waiting();
+		void claimEvents('known-repeat-trigger', ['recorded'], first as unknown as Response, WINDOW);
+		first.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		await new Promise(setImmediate);
+		const mixed = waiting();
+		await expect(claimEvents('known-repeat-trigger', ['recorded', 'new'], mixed as unknown as Response, WINDOW)).resolves.toStrictEqual({ runs: [false, true], takesOver: ['new'] });
+		mixed.json({ status: 'ok', received: 2, accepted: 1, repeats: 1 });
+		await new Promise(setImmediate);
+		expect(isRecordedRepeat('known-repeat-trigger', 'new')).toBe(true);
+	});
+
 	it('a delivery with no event to track leaves its response as n8n made it', () => {
 		const response = waiting();
 		const end = response.end;

@@ -22,6 +22,26 @@ describe('the keys a process caches', () => {
 		expect(isRecordedRepeat(`busy-workflow-${busyTriggers - 1}:node`, `key-${CACHED_KEYS_PER_TRIGGER - 1}`)).toBe(true);
 	});
 
+	it('leave the bound over all triggers as a trigger\'s own bound pushes its keys out, so other triggers\' keys stay', () => {
+		cacheRecordedKeys('quiet-workflow:node', ['kept']);
+		// Twice its share: the first half leaves the trigger, and must leave the bound over all triggers too.
+		cacheRecordedKeys('chatty-workflow:node', Array.from({ length: 2 * CACHED_KEYS_PER_TRIGGER }, (_, index) => `key-${index}`));
+		const othersToFillTheBound = (MAX_CACHED_KEYS - 2 * CACHED_KEYS_PER_TRIGGER) / CACHED_KEYS_PER_TRIGGER;
+		for (let trigger = 0; trigger < othersToFillTheBound; trigger++) {
+			cacheRecordedKeys(`other-workflow-${trigger}:node`, Array.from({ length: CACHED_KEYS_PER_TRIGGER }, (_, index) => `key-${index}`));
+		}
+		expect(isRecordedRepeat('quiet-workflow:node', 'kept')).toBe(true);
+	});
+
+	it('leave the triggers bound with a trigger whose last key went, so it takes no other trigger\'s place', () => {
+		cacheRecordedKeys('first-workflow:node', ['kept']);
+		cacheRecordedKeys('emptied-workflow:node', ['aged']);
+		cacheRecordedKeys('emptied-workflow:node', ['found-in-store'], false);
+		// One key each for as many other triggers as the cache holds keys, but for the first trigger's.
+		for (let trigger = 0; trigger < MAX_CACHED_KEYS - 1; trigger++) cacheRecordedKeys(`one-key-workflow-${trigger}:node`, ['k']);
+		expect(isRecordedRepeat('first-workflow:node', 'kept')).toBe(true);
+	});
+
 	it('lose the first recorded first, as n8n\'s store does: a key cached again keeps its place', () => {
 		cacheRecordedKeys('fifo:node', ['first']);
 		for (let index = 1; index < CACHED_KEYS_PER_TRIGGER; index++) cacheRecordedKeys('fifo:node', [`k-${index}`]);

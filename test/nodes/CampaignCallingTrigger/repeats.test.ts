@@ -9,7 +9,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { REMEMBERED_KEYS, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/processState';
-import { STORE_SETTLE_MS, checkAndRecordKeys, readRepeatKeyPath, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
+import { STORE_SETTLE_MS, answerRecordedAllAsNew, checkAndRecordKeys, readRepeatKeyPath, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
 import { TriggerHarness, WEBHOOK_BASE_URL, moduleSecret, type DeliveryOutcome } from '../../helpers/triggerContext.ts';
@@ -584,3 +584,15 @@ function restartedTrigger(trigger: TriggerHarness) {
 		send: async (body: unknown) => await restarted.deliver({ headers: { [SECRET_HEADER]: secret }, body }),
 	};
 }
+
+describe('an execution\'s answer, read for whether it recorded every event as new', () => {
+	it('says so when its repeats are the ones webhook() knew, as an object, text or bytes', () => {
+		const answer = { status: 'ok', received: 2, accepted: 1, repeats: 1 };
+		expect([answerRecordedAllAsNew(answer, 1), answerRecordedAllAsNew(JSON.stringify(answer), 1), answerRecordedAllAsNew(Buffer.from(JSON.stringify(answer)), 1)]).toEqual([true, true, true]);
+		expect(answerRecordedAllAsNew(answer, 0)).toBe(false);
+	});
+
+	it('does not when it is no JSON, or JSON that is no object', () => {
+		expect([answerRecordedAllAsNew('<html>Workflow was started</html>', 0), answerRecordedAllAsNew('null', 0), answerRecordedAllAsNew(undefined, 0)]).toEqual([false, false, false]);
+	});
+});

@@ -79,6 +79,7 @@ describe('a loopback webhook host, as the URL parser gives it, is refused while 
 		'http://n8n.localhost/',
 		'http://localhost.localdomain/',
 		'http://ip6-localhost/',
+		'http://ip6-loopback/',
 		'http://127.0.0.1:5678/',
 		'http://127.1/',
 		'http://127.255.255.254/',
@@ -91,6 +92,7 @@ describe('a loopback webhook host, as the URL parser gives it, is refused while 
 		'http://[::]/',
 		'http://[::ffff:127.0.0.1]/',
 		'http://[::ffff:0.0.0.0]/',
+		'http://[::ffff:127.0.1.0]/',
 	])('%s is loopback: refused', async (url) => {
 		expect(await refuses(url)).toBe(true);
 	});
@@ -111,6 +113,7 @@ describe('a loopback webhook host, as the URL parser gives it, is refused while 
 		'http://n8n.internal/',
 		'http://n8n/',
 		'http://localhost.example.com/',
+		'http://127.0.0.1.example.com/',
 		'http://mylocalhost/',
 		'http://n8n.example.com/',
 	])('%s is not loopback: allowed', async (url) => {
