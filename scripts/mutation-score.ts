@@ -6,11 +6,11 @@
  * timed-out mutant that survived when tested again alone (<part>.timeouts.json) is a survivor, counted
  * under "false timeouts" too. A survivor that its recheck against all of the part's tests
  * (<part>.recheck.json) killed counts as detected, under "killed on recheck".
- * Exits 1 when the score in all is under GOAL.
+ * Exits 1 when a part is not run or scores under GOAL.
  */
 import { existsSync, readFileSync } from 'node:fs';
 
-const GOAL = 85;
+const GOAL = 90;
 const PARTS = ['trigger', 'transport', 'shared', 'actions', 'credentials'];
 
 interface Mutant {
@@ -26,11 +26,13 @@ interface Report {
 const counted = ['Killed', 'Timeout', 'KilledOnRecheck', 'Survived', 'NoCoverage'] as const;
 const totals: Record<string, number> = {};
 const rows: string[] = [];
+const underGoal: string[] = [];
 const undetected: string[] = [];
 for (const part of PARTS) {
 	const path = `reports/mutation/${part}.json`;
 	if (!existsSync(path)) {
 		rows.push(`| ${part} | not run | | | | | | | | |`);
+		underGoal.push(part);
 		continue;
 	}
 	const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
@@ -55,6 +57,7 @@ for (const part of PARTS) {
 	}
 	for (const [status, n] of Object.entries(count)) totals[status] = (totals[status] ?? 0) + n;
 	rows.push(row(part, count));
+	if ((score(count) ?? 0) < GOAL) underGoal.push(part);
 }
 rows.push(row('in all', totals));
 
@@ -64,8 +67,8 @@ for (const line of rows) console.log(line);
 console.log(`\nSurvived or not covered (${undetected.length}):`);
 for (const line of undetected) console.log(`  ${line}`);
 const total = score(totals);
-console.log(`\nMutation score in all: ${total === undefined ? 'no results' : `${total.toFixed(1)} %`} (goal ${GOAL} %)`);
-process.exitCode = total !== undefined && total >= GOAL ? 0 : 1;
+console.log(`\nMutation score in all: ${total === undefined ? 'no results' : `${total.toFixed(1)} %`}; goal ${GOAL} % for each part: ${underGoal.length === 0 ? 'met' : `not met by ${underGoal.join(', ')}`}`);
+process.exitCode = underGoal.length === 0 ? 0 : 1;
 
 function score(count: Record<string, number>): number | undefined {
 	const [killed, timedOut, killedOnRecheck, survived, noCoverage] = counted.map((status) => count[status] ?? 0);
