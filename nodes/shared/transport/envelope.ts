@@ -31,7 +31,7 @@ export function interpretAnswer(answer: HttpAnswer, shape: AnswerShape): Interpr
 	const { statusCode } = answer;
 	if (statusCode >= 300 && statusCode < 400) return fails({ kind: 'redirect', statusCode, location: headerValue(answer.headers, 'location') });
 	const body = parseBody(answer.body);
-	if (statusCode < 200 || statusCode >= 300) return fails({ kind: 'status', statusCode, said: statusDetail(body) });
+	if (statusCode < 200 || statusCode >= 400) return fails({ kind: 'status', statusCode, said: statusDetail(body) });
 	if (body === NOT_JSON || body === HTML) return fails({ kind: 'unexpected', reason: 'the service answered with something that is not JSON' });
 	if (body === EMPTY) {
 		return shape === 'passThrough' ? { ok: true, value: {} } : fails({ kind: 'unexpected', reason: 'the service answered with an empty body' });
@@ -90,6 +90,5 @@ function parseBody(body: unknown): unknown {
 	if (typeof body !== 'string') return body === undefined || body === null ? EMPTY : body;
 	const text = body.trim();
 	if (text === '') return EMPTY;
-	const value = jsonParse<unknown>(text, { fallbackValue: NOT_JSON });
-	return value === NOT_JSON && /^<(!doctype|html)/i.test(text) ? HTML : value;
+	return /^<(!doctype|html)/i.test(text) ? HTML : jsonParse<unknown>(text, { fallbackValue: NOT_JSON });
 }

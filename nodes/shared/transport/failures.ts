@@ -1,4 +1,4 @@
-import type { IHttpRequestMethods, INode, JsonObject } from 'n8n-workflow';
+import type { IHttpRequestMethods, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { AnswerFailure } from './envelope';
@@ -68,14 +68,13 @@ STATUS_HINTS[403] = STATUS_HINTS[401];
 type Cause = [reason: string, hint?: string, httpCode?: number];
 
 /** The one error of a failed request: a NodeApiError naming the operation and the item, with a hint, the API key
- * redacted. Its response is a plain object: the HTTP library's error carries the key in its headers. */
+ * redacted. Built from its message, not from the HTTP library's error, whose headers carry the key. */
 export function serviceError(request: SentRequest, failure: Failure): NodeApiError {
 	const [reason, hint, httpCode] = causeOf(request, failure);
 	const message = redactSecret(`${request.operation} failed: ${reason}`, request.apiKey);
 	const description = hint === undefined ? undefined : redactSecret(hint, request.apiKey);
 	const code = httpCode === undefined ? undefined : String(httpCode);
-	const response: JsonObject = { message, ...(description === undefined ? {} : { description }), ...(code === undefined ? {} : { httpCode: code }) };
-	return new NodeApiError(request.node, response, { message, description, httpCode: code, itemIndex: request.itemIndex });
+	return new NodeApiError(request.node, { message }, { message, description, httpCode: code, itemIndex: request.itemIndex });
 }
 
 function causeOf(request: SentRequest, failure: Failure): Cause {
@@ -98,7 +97,7 @@ function causeOf(request: SentRequest, failure: Failure): Cause {
 		];
 	}
 	let hint = STATUS_HINTS[statusCode];
-	if (hint === undefined && (statusCode >= 500 || (statusCode === 408 && isWrite))) {
+	if (statusCode >= 500 || (statusCode === 408 && isWrite)) {
 		hint = isWrite
 			? `The service had a problem, and may have carried out this request before it failed. ${checkBeforeRepeating}`
 			: 'The service had a problem. Try again later; reads are retried automatically.';
