@@ -168,7 +168,7 @@ function noAnswerCause(request: SentRequest, error: unknown, checkBeforeRepeatin
 function redirectTarget(location: string | undefined, baseUrl: string): string {
 	if (location === undefined || location.trim() === '') return 'no address';
 	try {
-		return new URL(location.trim(), baseUrl).origin;
+		return new URL(location, baseUrl).origin;
 	} catch {
 		return 'an address that is not valid';
 	}
@@ -176,7 +176,7 @@ function redirectTarget(location: string | undefined, baseUrl: string): string {
 
 /** The setting an n8n administrator changes to let the Base URL's host through. */
 function ssrfAllowance(hostname: string): string {
-	const host = hostname.replace(/^\[|\]$/g, '');
+	const host = hostname.replace(/[[\]]/g, '');
 	return /^[\d.]+$/.test(host) || host.includes(':')
 		? `An n8n administrator can allow this address with N8N_SSRF_ALLOWED_IP_RANGES (for example ${host}/${host.includes(':') ? 128 : 32}), or a host name for it with N8N_SSRF_ALLOWED_HOSTNAMES.`
 		: `An n8n administrator can allow this host with N8N_SSRF_ALLOWED_HOSTNAMES (for example ${host}), or its addresses with N8N_SSRF_ALLOWED_IP_RANGES.`;

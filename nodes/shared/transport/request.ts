@@ -95,7 +95,7 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		try {
 			answer = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, { ...options }, { credentialsDecrypted })) as HttpAnswer;
 		} catch (thrown) {
-			error = thrown ?? new Error('no reason given');
+			error = thrown;
 		}
 		if (attempt < tuning.retry.maxRetries && isRetryable(answer, error, request.method === 'GET')) {
 			await sleep(retryDelayMs(answer, attempt, tuning.retry));

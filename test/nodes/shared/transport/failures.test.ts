@@ -288,9 +288,21 @@ describe('transport: an answer the transport does not name', () => {
 		);
 	});
 
-	it('a failure with neither a code nor a text: says no reason was given', () => {
-		expect(noAnswer({}).description).toBe(
-			"n8n's HTTP client reported: no reason given. Check the Base URL in the Campaign Calling credential and that the service is reachable from n8n.",
+	it('a failure with neither a code nor a text, or no error at all: says no reason was given', () => {
+		for (const error of [{}, undefined, 'thrown as text']) {
+			expect(noAnswer(error).description).toBe(
+				"n8n's HTTP client reported: no reason given. Check the Base URL in the Campaign Calling credential and that the service is reachable from n8n.",
+			);
+		}
+	});
+
+	it('passes on the innermost words of the error chain, skipping a link that has none', () => {
+		expect(noAnswer({ message: 'outer words', cause: { message: 'inner words', cause: { message: '', cause: { message: 42 } } } }).description).toMatch(/^n8n's HTTP client reported: inner words\. /);
+	});
+
+	it('a dropped connection is no request n8n refused to build, whatever error type carries its code', () => {
+		expect(noAnswer({ message: 'socket hang up', code: 'ECONNRESET', cause: new TypeError('terminated') }).message).toBe(
+			'Get Contact failed: the connection to http://127.0.0.1:8080 was dropped before an answer came',
 		);
 	});
 
@@ -392,7 +404,9 @@ describe('transport: where a failure was, from the error\'s fields or the Base U
 		const error = noAnswer({ name: 'SsrfBlockedHostnameError', hostname: 'internal.example' }, { baseUrl: 'http://db1:8080' });
 		expect(error.message).toBe("Get Contact failed: n8n's SSRF protection blocked the request to http://db1:8080 (the host name internal.example is on n8n's list of blocked host names)");
 		expect(error.description).toContain('N8N_SSRF_ALLOWED_HOSTNAMES (for example db1)');
-		expect(noAnswer({ name: 'SsrfBlockedHostnameError' }, { baseUrl: 'http://10.0.0.5.nip.io' }).description).toContain('N8N_SSRF_ALLOWED_HOSTNAMES (for example 10.0.0.5.nip.io)');
+		const unnamed = noAnswer({ name: 'SsrfBlockedHostnameError' }, { baseUrl: 'http://10.0.0.5.nip.io' });
+		expect(unnamed.message).toBe("Get Contact failed: n8n's SSRF protection blocked the request to http://10.0.0.5.nip.io (the host name 10.0.0.5.nip.io is on n8n's list of blocked host names)");
+		expect(unnamed.description).toContain('N8N_SSRF_ALLOWED_HOSTNAMES (for example 10.0.0.5.nip.io)');
 	});
 });
 

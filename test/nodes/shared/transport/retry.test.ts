@@ -143,6 +143,7 @@ describe('transport helpers', () => {
 		// n8n 1.x's NodeApiError: no cause, the code under httpCode.
 		expect(errorCode({ message: 'The service refused the connection - perhaps it is offline', httpCode: 'ECONNREFUSED' })).toBe('ECONNREFUSED');
 		expect(errorCode({ message: 'Bad gateway', httpCode: '502' })).toBeUndefined();
+		expect(errorCode({ httpCode: 'Timeout ETIMEDOUT' })).toBeUndefined();
 		expect(errorCode('ECONNRESET')).toBeUndefined();
 		expect(errorCode(undefined)).toBeUndefined();
 	});
