@@ -276,6 +276,10 @@ describe('interpretAnswer on its own (what n8n\'s helper hands back)', () => {
 		}
 	});
 
+	it('takes a body n8n\'s helper already parsed as it is', () => {
+		expect(interpretAnswer(answer({ status: 'success', data: { id: 1 } }), { data: 'record', names: 'a contact record' })).toEqual(value({ id: 1 }));
+	});
+
 	it('fails a 1xx answer as an HTTP status, as any answer outside 2xx', () => {
 		expect(interpretAnswer(answer('', 101), 'passThrough')).toEqual(failure({ kind: 'status', statusCode: 101 }));
 	});

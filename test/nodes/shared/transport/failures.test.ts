@@ -346,6 +346,11 @@ describe('transport: a request n8n refused to build is no network failure', () =
 		expect(failure.description).toBe('Nothing was sent to the service. n8n\'s HTTP client reported: Converting circular structure to JSON.');
 	});
 
+	it('a RangeError with no code (a value out of range for the request): nothing was sent', () => {
+		const failure = noAnswer({ name: 'NodeApiError', message: 'Invalid array length', cause: new RangeError('Invalid array length') }, WRITE);
+		expect(failure.message).toBe('Add to Campaign failed: n8n could not build the request, so it could not send it');
+	});
+
 	it('a code Node gives a request it refuses to build: nothing was sent, the code named', () => {
 		const failure = noAnswer({ message: 'wrapped', cause: Object.assign(new RangeError('Port should be >= 0 and < 65536'), { code: 'ERR_SOCKET_BAD_PORT' }) }, WRITE);
 		expect(failure.message).toBe('Add to Campaign failed: n8n could not build the request, so it could not send it');
