@@ -31,8 +31,7 @@ export function keySources(entries: IDataObject[], rawBody: string | undefined):
 	} catch {
 		return entries;
 	}
-	const exactEntries = Array.isArray(exact) ? exact : [exact];
-	return exactEntries.length === entries.length ? exactEntries : entries;
+	return Array.isArray(exact) ? exact : [exact];
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
 
 import { InvalidInputError, quote } from '../shared/validation';
 import { valueAtPath } from '../shared/valueAtPath';
@@ -64,14 +65,7 @@ function canonicalJson(value: unknown): string {
  * event it was handed, given how many of the delivery's events webhook() already knew as repeats.
  */
 export function answerRecordedAllAsNew(body: unknown, knownRepeats: number): boolean {
-	let answer: unknown = body;
-	if (typeof body === 'string' || body instanceof Uint8Array) {
-		try {
-			answer = JSON.parse(String(body));
-		} catch {
-			return false;
-		}
-	}
+	const answer = typeof body === 'string' || body instanceof Uint8Array ? jsonParse<unknown>(String(body), { fallbackValue: null }) : body;
 	return typeof answer === 'object' && answer !== null && (answer as IDataObject).repeats === knownRepeats;
 }
 

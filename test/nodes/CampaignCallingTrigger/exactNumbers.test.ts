@@ -52,6 +52,7 @@ describe('the events repeat keys are taken from', () => {
 			'{"v":[{"__proto__":{"x":1},"n":null,"t":true,"f":false}],"big":12345678901234567891}',
 			' { "s" : "\\u00e9\\"\\\\" , "deep" : [ [ [ 1.5e-7 , 2E+21 ] ] ] , "big" : 12345678901234567891 } ',
 			'{"a":1,"a":2,"big":12345678901234567891}',
+			'{"e":{},"a":[],"o":{ },"l":[ ],"big":12345678901234567891}',
 		];
 		for (const body of bodies) {
 			expect(hashOf(node20, body)).toBe(hashOf(thisNode, body));
@@ -75,6 +76,7 @@ describe('the events repeat keys are taken from', () => {
 			expect(textOf(modules, '12345678901234567891e21')).toBe('12345678901234567891e21');
 			expect(textOf(modules, '0.00012345678901234567891')).toBe('12345678901234567891e-23');
 			expect(textOf(modules, '1e400')).toBe('1e400');
+			expect(textOf(modules, '1234567890123456789.1e-29')).toBe('12345678901234567891e-30');
 			// -0 in any form is a number a double holds: no text.
 			expect(textOf(modules, '-0.0e400')).toBeUndefined();
 		}
@@ -83,6 +85,9 @@ describe('the events repeat keys are taken from', () => {
 	it('keep numbers a double holds as numbers, and the others as one text per value, on this Node and on Node 20', () => {
 		for (const modules of [thisNode, onNode20()]) {
 			expect(hashOf(modules, '{"n":1e400}')).not.toBe(hashOf(modules, '{"n":null}'));
+			expect(hashOf(modules, '{"n":1e-400}')).not.toBe(hashOf(modules, '{"n":0}'));
+			// Trailing zeros and a negative exponent: 1e-5 and 1e-30 as a double holds them.
+			expect(hashOf(modules, '{"n":1.000000000000000e-5,"m":1.000000000000000e-30}')).toBe(hashOf(modules, '{"n":0.00001,"m":1e-30}'));
 			expect(hashOf(modules, '{"n":12345678901234567891}')).toBe(hashOf(modules, '{"n":1234567890123456789.1e1}'));
 			expect(hashOf(modules, '{"n":12345678901234567891}')).not.toBe(hashOf(modules, '{"n":12345678901234567890}'));
 			expect(hashOf(modules, '{"n":1.0,"m":12345678901234567891}')).toBe(hashOf(modules, '{"n":1,"m":12345678901234567891}'));

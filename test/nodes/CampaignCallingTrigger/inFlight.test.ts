@@ -442,6 +442,19 @@ describe('a retry waiting for earlier answers', () => {
 		earlier.end();
 	});
 
+	it('with a recorded repeat beside an event in flight waits for that event\'s answer', async () => {
+		const recording = waiting();
+		void claimEvents('half-recorded-trigger', ['recorded'], recording as unknown as Response, WINDOW);
+		recording.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		await new Promise(setImmediate);
+		const held = waiting();
+		void claimEvents('half-recorded-trigger', ['held'], held as unknown as Response, WINDOW);
+		const retry = claimEvents('half-recorded-trigger', ['recorded', 'held'], waiting() as unknown as Response, WINDOW);
+		expect(await isPending(retry)).toBe(true);
+		held.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		await expect(retry).resolves.toStrictEqual({ runs: [false, false], takesOver: [] });
+	});
+
 	it('whose sender already hung up does not wait: no answer, whatever the earlier deliveries get', async () => {
 		void claimEvents('hung-up-trigger', ['held'], waiting() as unknown as Response, WINDOW);
 		const response = waiting();
