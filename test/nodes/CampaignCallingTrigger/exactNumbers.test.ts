@@ -60,6 +60,9 @@ describe('the events repeat keys are taken from', () => {
 		}
 		const withProto = sourceOf(node20, '{"__proto__":{"x":1},"big":12345678901234567891}') as object;
 		expect([Object.getPrototypeOf(withProto), Object.keys(withProto)]).toEqual([Object.prototype, ['__proto__', 'big']]);
+		// Plain data properties, as JSON.parse makes them: enumerable, writable and configurable.
+		const descriptors = (modules: Modules) => Object.getOwnPropertyDescriptors(sourceOf(modules, '{"__proto__":{"x":1},"big":12345678901234567891}') as object);
+		expect(descriptors(node20)).toEqual(descriptors(thisNode));
 		// Malformed JSON: the parser refuses it, and the events n8n parsed are hashed.
 		for (const malformed of ['{"a":}', '[1,]', '{"a":1} x', '"\\u00"', '01']) {
 			const entries = [{ a: 1 }];
