@@ -405,6 +405,13 @@ describe('a retry waiting for earlier answers', () => {
 	type Response = Parameters<typeof claimEvents>[2];
 	const WINDOW = { timeout: 6, retryLimit: 5 };
 	const waiting = () => new FakeResponse();
+	/** A key recorded as an earlier delivery's execution records it: claimed, then answered 2xx as new. */
+	const recordThroughAClaim = async (trigger: string, key: string) => {
+		const answered = waiting();
+		void claimEvents(trigger, [key], answered as unknown as Response, WINDOW);
+		answered.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
+		await new Promise(setImmediate);
+	};
 
 	it('whose earlier deliveries were one accepted, one failed runs the failed one\'s event itself', async () => {
 		const accepting = waiting();
@@ -443,10 +450,7 @@ describe('a retry waiting for earlier answers', () => {
 	});
 
 	it('with a recorded repeat beside an event in flight waits for that event\'s answer', async () => {
-		const recording = waiting();
-		void claimEvents('half-recorded-trigger', ['recorded'], recording as unknown as Response, WINDOW);
-		recording.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
-		await new Promise(setImmediate);
+		await recordThroughAClaim('half-recorded-trigger', 'recorded');
 		const held = waiting();
 		void claimEvents('half-recorded-trigger', ['held'], held as unknown as Response, WINDOW);
 		const retry = claimEvents('half-recorded-trigger', ['recorded', 'held'], waiting() as unknown as Response, WINDOW);
@@ -472,11 +476,9 @@ describe('a retry waiting for earlier answers', () => {
 		await retry;
 		expect(response.listenerCount('close')).toBe(0);
 	});
+
 	it('a delivery that runs only its new events caches them when its answer\'s repeats are the ones webhook() knew', async () => {
-		const first = waiting();
-		void claimEvents('known-repeat-trigger', ['recorded'], first as unknown as Response, WINDOW);
-		first.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
-		await new Promise(setImmediate);
+		await recordThroughAClaim('known-repeat-trigger', 'recorded');
 		const mixed = waiting();
 		await expect(claimEvents('known-repeat-trigger', ['recorded', 'new'], mixed as unknown as Response, WINDOW)).resolves.toStrictEqual({ runs: [false, true], takesOver: ['new'] });
 		mixed.json({ status: 'ok', received: 2, accepted: 1, repeats: 1 });
