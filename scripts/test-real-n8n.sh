@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.." || exit 1
 
 jest=node_modules/.bin/jest
 prefixed() { sed -u "s/^/[$1] /"; }
+# Each lane's output is kept too, so that a failure's file and test names end the run: CI shows its tail.
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 
 queue_lane() {
   local failed=0
@@ -21,13 +24,14 @@ queue_lane() {
   return "$failed"
 }
 
-(queue_lane 2>&1 | prefixed queue; exit "${PIPESTATUS[0]}") &
+(queue_lane 2>&1 | prefixed queue | tee "$logs/queue"; exit "${PIPESTATUS[0]}") &
 queue_job=$!
-E2E_FULL_QUEUE=skip "$jest" -c jest.e2e.config.js --runInBand 2>&1 | prefixed e2e
+E2E_FULL_QUEUE=skip "$jest" -c jest.e2e.config.js --runInBand 2>&1 | prefixed e2e | tee "$logs/e2e"
 e2e_status=${PIPESTATUS[0]}
 wait "$queue_job"
 queue_status=$?
 if [ "$e2e_status" -ne 0 ] || [ "$queue_status" -ne 0 ]; then
-  echo "real-n8n suites failed (single-process lane: exit $e2e_status, queue and full-queue lane: exit $queue_status); the failing tests are marked FAIL above" >&2
+  echo "real-n8n suites failed (single-process lane: exit $e2e_status, queue and full-queue lane: exit $queue_status); failing files and tests (details above, under the same names):" >&2
+  grep -hE '^\[(e2e|queue)\] +(FAIL|●) ' "$logs/e2e" "$logs/queue" | grep -v '● Console' >&2
   exit 1
 fi
