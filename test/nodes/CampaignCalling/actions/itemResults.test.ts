@@ -48,4 +48,16 @@ describe('recordFailures and toOutputItems', () => {
 		expect(output[2].json).toStrictEqual(json);
 		expect(output[2].pairedItem).toEqual({ item: 2 });
 	});
+
+	it.each([
+		['continueRegularOutput', { error: 'refused', id: 'c' }],
+		['continueErrorOutput', { error: 'refused' }],
+	] as const)('under %s, an error with an empty hint gives an item without a hint field', (onError, json) => {
+		const context = contextWith(onError);
+		const results: ItemResult[] = [{ output: [{ id: 'a' }] }, { output: [{ id: 'b' }] }];
+		const refused = new NodeOperationError(context.getNode(), 'refused');
+		refused.description = '';
+		recordFailures(context, results).failItem(2, refused, { id: 'c' });
+		expect(toOutputItems(context, results)[2].json).toStrictEqual(json);
+	});
 });
