@@ -53,7 +53,8 @@ describe('Campaign Calling node description (the contract\'s stored names)', () 
 		expect(description.credentials).toEqual([{ name: 'campaignCallingApi', required: true }]);
 	});
 
-	it('offers the five resources with the contract\'s operations', () => {
+	it('offers the five resources, under the field Resource, with the contract\'s operations', () => {
+		expect(description.properties.find((p) => p.name === 'resource')?.displayName).toBe('Resource');
 		expect(valuesOf(description.properties.find((p) => p.name === 'resource')?.options).sort()).toEqual([
 			'campaign',
 			'contact',

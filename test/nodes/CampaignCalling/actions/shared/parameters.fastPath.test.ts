@@ -98,6 +98,9 @@ describe('readItemParameters: the fast path for {{ $json.path }}', () => {
 		expect(readFromItem('={{ $json.__proto__ }}', {})).toBe(false);
 		expect(readFromItem('={{ $json.constructor }}', {})).toBe(false);
 		expect(readFromItem('={{ $json.a["prototype"] }}', { a: { prototype: 'own' } })).toBe(false);
+		// Own keys of those names, as JSON.parse makes them: still left to n8n.
+		expect(readFromItem('={{ $json.__proto__ }}', JSON.parse('{"__proto__":"own"}') as IDataObject)).toBe(false);
+		expect(readFromItem('={{ $json.constructor }}', { constructor: 'own' })).toBe(false);
 		expect(readFromItem('={{ $json.a }} and more', { a: 'x' })).toBe(false);
 		expect(readFromItem('=Dear ={{ $json.a }}', { a: 'x' })).toBe(false);
 		expect(readFromItem('={{ $("Node").item.json.a }}', { a: 'x' })).toBe(false);
