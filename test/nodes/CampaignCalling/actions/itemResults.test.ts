@@ -37,27 +37,24 @@ describe('recordFailures and toOutputItems', () => {
 		expect(withItem.context.itemIndex).toBe(0);
 	});
 
+	/** An error whose n8n hint is there but empty. */
+	const withEmptyHint = () => {
+		const error = new NodeOperationError(contextWith().getNode(), 'refused');
+		error.description = '';
+		return error;
+	};
+
 	it.each([
-		['continueRegularOutput', { error: 'Cannot read properties of undefined', id: 'c' }],
-		['continueErrorOutput', { error: 'Cannot read properties of undefined' }],
-	] as const)('under %s, an error without a hint gives an item without a hint field', (onError, json) => {
+		['continueRegularOutput', 'without a hint', unexpected, { error: 'Cannot read properties of undefined', id: 'c' }],
+		['continueErrorOutput', 'without a hint', unexpected, { error: 'Cannot read properties of undefined' }],
+		['continueRegularOutput', 'with an empty hint', withEmptyHint, { error: 'refused', id: 'c' }],
+		['continueErrorOutput', 'with an empty hint', withEmptyHint, { error: 'refused' }],
+	] as const)('under %s, an error %s gives an item without a hint field', (onError, _kind, error, json) => {
 		const context = contextWith(onError);
 		const results: ItemResult[] = [{ output: [{ id: 'a' }] }, { output: [{ id: 'b' }] }];
-		recordFailures(context, results).failItem(2, unexpected(), { id: 'c' });
+		recordFailures(context, results).failItem(2, error(), { id: 'c' });
 		const output = toOutputItems(context, results);
 		expect(output[2].json).toStrictEqual(json);
 		expect(output[2].pairedItem).toEqual({ item: 2 });
-	});
-
-	it.each([
-		['continueRegularOutput', { error: 'refused', id: 'c' }],
-		['continueErrorOutput', { error: 'refused' }],
-	] as const)('under %s, an error with an empty hint gives an item without a hint field', (onError, json) => {
-		const context = contextWith(onError);
-		const results: ItemResult[] = [{ output: [{ id: 'a' }] }, { output: [{ id: 'b' }] }];
-		const refused = new NodeOperationError(context.getNode(), 'refused');
-		refused.description = '';
-		recordFailures(context, results).failItem(2, refused, { id: 'c' });
-		expect(toOutputItems(context, results)[2].json).toStrictEqual(json);
 	});
 });
