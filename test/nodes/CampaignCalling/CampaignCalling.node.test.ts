@@ -54,8 +54,9 @@ describe('Campaign Calling node description (the contract\'s stored names)', () 
 	});
 
 	it('offers the five resources, under the field Resource, with the contract\'s operations', () => {
-		expect(description.properties.find((p) => p.name === 'resource')?.displayName).toBe('Resource');
-		expect(valuesOf(description.properties.find((p) => p.name === 'resource')?.options).sort()).toEqual([
+		const resource = description.properties.find((p) => p.name === 'resource');
+		expect(resource?.displayName).toBe('Resource');
+		expect(valuesOf(resource?.options).sort()).toEqual([
 			'campaign',
 			'contact',
 			'integration',
