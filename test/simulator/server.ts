@@ -1,5 +1,5 @@
 /**
- * A local HTTP simulator of the campaign calling service (spec: shared/spec/service-interface.md):
+ * A local HTTP simulator of the campaign calling service (the interface as docs/service-interface.md records it):
  * the seven endpoints, per-request fault injection, event delivery to webhook modules, and control
  * routes under /__sim/ for drivers in another process. It listens on 127.0.0.1 only by default.
  */

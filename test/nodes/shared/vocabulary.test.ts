@@ -1,7 +1,7 @@
 import { EVENT_TYPES, EVENT_TYPE_VALUES, INTEGRATION_TYPES } from '../../../nodes/shared/vocabulary';
 
 describe('EVENT_TYPES', () => {
-	// The service's event_type values (spec, "Events"): sent as they are and stored in users' workflows.
+	// The service's event_type values (docs/service-interface.md, "Events"): sent as they are and stored in users' workflows.
 	it('lists the spec\'s eleven event types, grouped by what they are about', () => {
 		expect(EVENT_TYPES.map(({ group, value }) => `${group}: ${value}`)).toEqual([
 			'call: call.started',
@@ -36,7 +36,7 @@ describe('EVENT_TYPES', () => {
 });
 
 describe('INTEGRATION_TYPES', () => {
-	// The integration module's type values (spec, "Create an integration"), stored in users' workflows.
+	// The integration module's type values (docs/service-interface.md, "Endpoints the package calls"), stored in users' workflows.
 	it('offers the spec\'s ten integration types, by the names their makers use, in alphabetical order', () => {
 		expect(INTEGRATION_TYPES.map(({ name, value }) => `${name as string}: ${value as string}`)).toEqual([
 			'Custom: custom',
