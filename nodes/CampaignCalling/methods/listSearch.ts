@@ -21,7 +21,7 @@ export async function searchWebhookFlows(this: ILoadOptionsFunctions, filter?: s
 	const results = flows
 		.filter((flow) => isPlainObject(flow) && typeof flow.id === 'string')
 		.map((flow) => ({ name: typeof flow.name === 'string' && flow.name !== '' ? flow.name : String(flow.id), value: String(flow.id) }))
-		.filter((flow) => wanted === '' || flow.name.toLowerCase().includes(wanted))
+		.filter((flow) => flow.name.toLowerCase().includes(wanted))
 		.sort((a, b) => a.name.localeCompare(b.name));
 	return { results };
 }

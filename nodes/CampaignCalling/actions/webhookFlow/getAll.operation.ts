@@ -78,9 +78,8 @@ export const operation: PerItemOperation<PreparedListing> = {
 	async send({ workspaceId, limit, simplify }, call) {
 		const flows = await listWebhookFlows.call(this, { workspaceId }, call);
 		// docs/service-interface.md shows no paging: the service returns the whole listing, and Limit
-		// trims it here.
-		const kept = limit === undefined ? flows : flows.slice(0, limit);
-		return kept.map((flow) =>
+		// (when Return All is off) trims it here.
+		return flows.slice(0, limit).map((flow) =>
 			shapeRecord(flow, { simplify, keptFields: SIMPLIFIED_FLOW_FIELDS, leadingFields: LEADING_FIELDS }),
 		);
 	},
