@@ -1,5 +1,6 @@
 // @ts-check
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 /**
  * Mutation testing (`npm run test:mutation`, opt-in, not part of `npm test`): StrykerJS changes the code
@@ -59,59 +60,100 @@ if (part === undefined) {
  * (a constant, a table) to whichever test loaded it, often one that reloads the node to play a restarted
  * n8n, so the tests that read it are not run: a false survivor. The recheck runs every test instead.
  *
- * MUTATION_RECHECK=timeouts: the part's timed-out mutants, tested again. A mutant that hangs makes
+ * MUTATION_RECHECK=timeouts: the main run's timed-out mutants, tested again. A mutant that hangs makes
  * Stryker kill and restart its test runner; on 2 cores that restart slows the other runner's mutant past
  * its own timeout, and so on: the actions' main run reported 147 timeouts, 29 of them on mutants of a
  * text. Tested again with a test runner per core and no type checker (these mutants passed it already),
- * few enough of them hang at once for the others to run at their pace.
+ * few enough of them hang at once for the others to run at their pace. Its report holds every mutant
+ * of the part, the main run's other results reused.
  */
 const recheck = process.env.MUTATION_RECHECK ?? '';
 if (!['', 'survivors', 'timeouts'].includes(recheck)) throw new Error('MUTATION_RECHECK is "survivors" or "timeouts".');
 const report = `reports/mutation/${partName}${{ '': '', survivors: '.recheck', timeouts: '.timeouts' }[recheck]}`;
 
 /**
- * The place of each mutant to check again, as a mutate range (its columns count from 0): the main run's
- * timeouts, or its survivors and those of the timeouts' recheck.
+ * The place of each survivor or uncovered mutant, as a mutate range (its columns count from 0), in the
+ * main run and among its timeouts tested again. A range takes every mutant inside it; a survivor's
+ * inner mutants come along, quick to run.
  */
-function rangesToRecheck() {
-	const [reports, statuses] =
-		recheck === 'timeouts' ? [[''], ['Timeout']] : [['', '.timeouts'], ['Survived', 'NoCoverage']];
-	// The timeouts' recheck also runs the mutants inside a block's range, some of them rejected by the
-	// type checker in the main run (it runs without one): only a main-run timeout is a false timeout.
+function survivorRanges() {
 	const timedOutInMainRun = new Set();
 	const ranges = new Set();
-	for (const suffix of reports) {
+	for (const suffix of ['', '.timeouts']) {
 		const path = `reports/mutation/${partName}${suffix}.json`;
 		if (suffix !== '' && !existsSync(path)) continue;
-		/** @type {{ files: Record<string, { mutants: Array<{ status: string, mutatorName: string, replacement?: string, location: MutantLocation }> }> }} */
+		/** @type {MutationReport} */
 		const last = JSON.parse(readFileSync(path, 'utf8'));
 		for (const [file, { mutants }] of Object.entries(last.files)) {
-			for (const { status, location, mutatorName, replacement } of mutants) {
-				const { start, end } = location;
-				const range = `${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`;
-				const mutant = `${range} ${mutatorName} ${replacement}`;
-				if (suffix === '' && status === 'Timeout') timedOutInMainRun.add(mutant);
-				if (!statuses.includes(status)) continue;
-				if (suffix === '.timeouts' && !timedOutInMainRun.has(mutant)) continue;
-				// A range takes every mutant inside it: a timed-out block would bring all of its own along,
-				// each a possible hang, so it stays as the main run found it (MUTATION_RECHECK_BLOCKS=1 takes it).
-				const holdsOthers = mutants.some((other) => other.location !== location && within(other.location, location));
-				if (recheck === 'timeouts' && holdsOthers && process.env.MUTATION_RECHECK_BLOCKS !== '1') continue;
-				ranges.add(range);
+			for (const mutant of mutants) {
+				if (suffix === '' && mutant.status === 'Timeout') timedOutInMainRun.add(mutantKey(file, mutant));
+				if (!['Survived', 'NoCoverage'].includes(mutant.status)) continue;
+				if (suffix === '.timeouts' && !timedOutInMainRun.has(mutantKey(file, mutant))) continue;
+				const { start, end } = mutant.location;
+				ranges.add(`${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`);
 			}
 		}
 	}
-	if (ranges.size === 0) throw new Error(`reports/mutation/${partName}.json has no ${statuses.join(' or ')} mutant to check again.`);
+	if (ranges.size === 0) throw new Error(`reports/mutation/${partName}.json has no Survived or NoCoverage mutant to check again.`);
 	return [...ranges];
 }
 
-/** @typedef {{ start: { line: number, column: number }, end: { line: number, column: number } }} MutantLocation */
-
-/** Whether `inner` lies inside `outer`. @param {MutantLocation} inner @param {MutantLocation} outer */
-function within(inner, outer) {
-	const at = (/** @type {{ line: number, column: number }} */ point) => point.line * 1e6 + point.column;
-	return at(inner.start) >= at(outer.start) && at(inner.end) <= at(outer.end);
+/**
+ * The incremental file of the timeouts' recheck: the main run's results without its timeouts, so that
+ * Stryker reuses every other result and tests each timed-out mutant again, exactly those (a mutate range
+ * would bring along every mutant inside a timed-out block). A timeout that an earlier recheck of the
+ * same code killed or saw survive keeps that result, its tests found again by name; one that timed out
+ * there too is tested again (MUTATION_TIMEOUT_MS gives it a longer limit).
+ */
+function timeoutsRecheckIncrementalFile() {
+	/** @type {MutationReport} */
+	const mainRun = JSON.parse(readFileSync(`reports/mutation/${partName}.incremental.json`, 'utf8'));
+	const earlierPath = `reports/mutation/${partName}.timeouts.json`;
+	/** @type {MutationReport | undefined} */
+	const earlier = existsSync(earlierPath) ? JSON.parse(readFileSync(earlierPath, 'utf8')) : undefined;
+	const testIdByName = testIds(mainRun, (id, name) => [name, id]);
+	const earlierTestName = testIds(earlier, (id, name) => [id, name]);
+	/** @param {string[] | undefined} ids */
+	const asMainRunIds = (ids) => ids?.map((id) => testIdByName.get(earlierTestName.get(id) ?? ''));
+	const earlierResults = new Map();
+	for (const [file, { mutants }] of Object.entries(earlier?.files ?? {})) {
+		for (const mutant of mutants) {
+			if (mutant.status === 'Pending' || mutant.status === 'Timeout') continue;
+			const killedBy = asMainRunIds(mutant.killedBy);
+			const coveredBy = asMainRunIds(mutant.coveredBy);
+			if ([...(killedBy ?? []), ...(coveredBy ?? [])].includes(undefined)) continue;
+			earlierResults.set(mutantKey(file, mutant), { ...mutant, killedBy, coveredBy });
+		}
+	}
+	for (const [file, entry] of Object.entries(mainRun.files)) {
+		entry.mutants = entry.mutants.flatMap((mutant) =>
+			mutant.status !== 'Timeout' ? [mutant] : (earlierResults.get(mutantKey(file, mutant)) ?? []),
+		);
+	}
+	const path = `reports/mutation/${partName}.timeouts.incremental.json`;
+	writeFileSync(path, JSON.stringify(mainRun));
+	return path;
 }
+
+/**
+ * Each test's id and name in a report, as the pairs `entry` makes of them.
+ * @param {MutationReport | undefined} report @param {(id: string, name: string) => [string, string]} entry
+ */
+function testIds(report, entry) {
+	const tests = Object.entries(report?.testFiles ?? {}).flatMap(([file, { tests }]) => tests.map(({ id, name }) => entry(id, `${file} ${name}`)));
+	return new Map(tests);
+}
+
+/** One mutant across two runs of the same code. @param {string} file @param {Mutant} mutant */
+function mutantKey(file, { location: { start, end }, mutatorName, replacement }) {
+	return `${file}:${start.line}:${start.column}-${end.line}:${end.column} ${mutatorName} ${replacement}`;
+}
+
+/**
+ * @typedef {{ id: string, status: string, mutatorName: string, replacement?: string, location: MutantLocation, killedBy?: string[], coveredBy?: string[] }} Mutant
+ * @typedef {{ files: Record<string, { mutants: Mutant[] }>, testFiles?: Record<string, { tests: Array<{ id: string, name: string }> }> }} MutationReport
+ * @typedef {{ start: { line: number, column: number }, end: { line: number, column: number } }} MutantLocation
+ */
 
 /**
  * MUTATION_TESTS (comma-separated folders or globs) replaces the part's tests, for a quicker recheck on
@@ -124,7 +166,7 @@ export default {
 	// The node classes are their description (data n8n reads, checked by the lint, the scanner and the
 	// real-n8n suite) and one-line calls into the functions mutated in the other files. Mutants of the
 	// description are built with every node instance, so each would run every test of its node.
-	mutate: recheck === '' ? [...part.mutate, '!nodes/**/*.node.ts'] : rangesToRecheck(),
+	mutate: recheck === 'survivors' ? survivorRanges() : [...part.mutate, '!nodes/**/*.node.ts'],
 	testRunner: 'jest',
 	jest: {
 		projectType: 'custom',
@@ -151,15 +193,18 @@ export default {
 	// for the shared part's main run, whose mutants of validation.ts run hundreds of tests each (7 of its
 	// first 9 results; PARTS gives it 30 s). MUTATION_TIMEOUT_MS overrides it.
 	timeoutMS: Number(process.env.MUTATION_TIMEOUT_MS ?? (recheck === 'survivors' ? 60_000 : (part.timeoutMS ?? 10_000))),
-	// Re-runs only mutants whose code or covering tests changed since the last run.
-	incremental: recheck === '',
-	incrementalFile: `reports/mutation/${partName}.incremental.json`,
+	// Re-runs only mutants whose code or covering tests changed since the last run (the timeouts' recheck:
+	// and the main run's timeouts).
+	incremental: recheck !== 'survivors',
+	incrementalFile: recheck === 'timeouts' ? timeoutsRecheckIncrementalFile() : `reports/mutation/${partName}.incremental.json`,
 	reporters: ['clear-text', 'html', 'json', 'progress'],
 	htmlReporter: { fileName: `${report}.html` },
 	jsonReporter: { fileName: `${report}.json` },
-	// Half are TypeScript checkers, half test runners: 4 keeps 2 test runners busy on 2 cores. A recheck
-	// has no checker.
-	concurrency: recheck === '' ? 4 : 2,
+	// One process per core: with the type checker, Stryker makes half of them checkers and, once checking
+	// is done, hands the checkers' share to more test runners. Set to 4 on 2 cores, that left 4 runners on
+	// 2 cores, each held to the limit the dry run measured alone: the timeouts then came in floods (the
+	// actions' main run, from one in eight to nearly all once its checking was done).
+	concurrency: availableParallelism(),
 	tempDirName: `.stryker-tmp/${partName}${recheck === '' ? '' : `-${recheck}`}`,
 	cleanTempDir: 'always',
 	ignorePatterns: ['dist', 'coverage', 'reports', 'test/e2e/.work', 'bench/.work', '.tmp', '.stryker-tmp'],

@@ -3,8 +3,9 @@
  * reports/mutation/<part>.json (mutation-testing-report-schema), with each surviving or uncovered
  * mutant. Detected = killed or timed out; the score is detected / (detected + survived + no coverage),
  * as Stryker counts it: mutants the TypeScript checker rejects and static mutants are left out. A
- * timed-out mutant that survived when tested again alone (<part>.timeouts.json) is a survivor, counted
- * under "false timeouts" too. A survivor that its recheck against all of the part's tests
+ * timed-out mutant takes its result when tested again (<part>.timeouts.json): killed, timed out once
+ * more, or survived, a survivor then counted under "false timeouts" too. A survivor that its recheck
+ * against all of the part's tests
  * (<part>.recheck.json) killed counts as detected, under "killed on recheck".
  * Exits 1 when a part is not run or scores under GOAL.
  */
@@ -43,9 +44,10 @@ for (const part of PARTS) {
 		for (const reported of mutants) {
 			const key = mutantKey(file, reported);
 			let status = reported.status;
-			if (status === 'Timeout' && timeoutsAlone.get(key) === 'Survived') {
-				count.FalseTimeout = (count.FalseTimeout ?? 0) + 1;
-				status = 'Survived';
+			const alone = timeoutsAlone.get(key);
+			if (status === 'Timeout' && (alone === 'Survived' || alone === 'Killed')) {
+				if (alone === 'Survived') count.FalseTimeout = (count.FalseTimeout ?? 0) + 1;
+				status = alone;
 			}
 			const again = rechecked.get(key);
 			if ((status === 'Survived' || status === 'NoCoverage') && (again === 'Killed' || again === 'Timeout')) status = 'KilledOnRecheck';
