@@ -2,6 +2,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
+import { mutantKey } from './scripts/mutationReport.ts';
+
 /**
  * Mutation testing (`npm run test:mutation`, opt-in, not part of `npm test`): StrykerJS changes the code
  * of nodes/ and credentials/ one small bug at a time and runs the unit tests that cover it; a mutant no
@@ -144,16 +146,7 @@ function testIds(report, entry) {
 	return new Map(tests);
 }
 
-/** One mutant across two runs of the same code. @param {string} file @param {Mutant} mutant */
-function mutantKey(file, { location: { start, end }, mutatorName, replacement }) {
-	return `${file}:${start.line}:${start.column}-${end.line}:${end.column} ${mutatorName} ${replacement}`;
-}
-
-/**
- * @typedef {{ id: string, status: string, mutatorName: string, replacement?: string, location: MutantLocation, killedBy?: string[], coveredBy?: string[] }} Mutant
- * @typedef {{ files: Record<string, { mutants: Mutant[] }>, testFiles?: Record<string, { tests: Array<{ id: string, name: string }> }> }} MutationReport
- * @typedef {{ start: { line: number, column: number }, end: { line: number, column: number } }} MutantLocation
- */
+/** @typedef {import('./scripts/mutationReport.ts').MutationReport} MutationReport */
 
 /**
  * MUTATION_TESTS (comma-separated folders or globs) replaces the part's tests, for a quicker recheck on
@@ -193,8 +186,8 @@ export default {
 	// for the shared part's main run, whose mutants of validation.ts run hundreds of tests each (7 of its
 	// first 9 results; PARTS gives it 30 s). MUTATION_TIMEOUT_MS overrides it.
 	timeoutMS: Number(process.env.MUTATION_TIMEOUT_MS ?? (recheck === 'survivors' ? 60_000 : (part.timeoutMS ?? 10_000))),
-	// Re-runs only mutants whose code or covering tests changed since the last run (the timeouts' recheck:
-	// and the main run's timeouts).
+	// Re-runs only mutants whose code or covering tests changed since the last run; the timeouts'
+	// recheck also re-runs the main run's timeouts.
 	incremental: recheck !== 'survivors',
 	incrementalFile: recheck === 'timeouts' ? timeoutsRecheckIncrementalFile() : `reports/mutation/${partName}.incremental.json`,
 	reporters: ['clear-text', 'html', 'json', 'progress'],

@@ -11,18 +11,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 
+import { mutantKey, type MutationReport } from './mutationReport.ts';
+
 const GOAL = 90;
 const PARTS = ['trigger', 'transport', 'shared', 'actions', 'credentials'];
-
-interface Mutant {
-	status: string;
-	mutatorName: string;
-	replacement?: string;
-	location: { start: { line: number; column: number }; end: { line: number; column: number } };
-}
-interface Report {
-	files: Record<string, { mutants: Mutant[] }>;
-}
 
 const counted = ['Killed', 'Timeout', 'KilledOnRecheck', 'Survived', 'NoCoverage'] as const;
 const totals: Record<string, number> = {};
@@ -36,7 +28,7 @@ for (const part of PARTS) {
 		underGoal.push(part);
 		continue;
 	}
-	const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
+	const report = JSON.parse(readFileSync(path, 'utf8')) as MutationReport;
 	const timeoutsAlone = statusesIn(`reports/mutation/${part}.timeouts.json`);
 	const rechecked = statusesIn(`reports/mutation/${part}.recheck.json`);
 	const count: Record<string, number> = {};
@@ -89,15 +81,9 @@ function row(name: string, count: Record<string, number>): string {
 function statusesIn(path: string): Map<string, string> {
 	const statuses = new Map<string, string>();
 	if (!existsSync(path)) return statuses;
-	const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
+	const report = JSON.parse(readFileSync(path, 'utf8')) as MutationReport;
 	for (const [file, { mutants }] of Object.entries(report.files)) {
 		for (const mutant of mutants) statuses.set(mutantKey(file, mutant), mutant.status);
 	}
 	return statuses;
-}
-
-/** One mutant across two runs of the same code: its place, mutator and replacement. */
-function mutantKey(file: string, mutant: Mutant): string {
-	const { start, end } = mutant.location;
-	return `${file}:${start.line}:${start.column}-${end.line}:${end.column} ${mutant.mutatorName} ${mutant.replacement ?? ''}`;
 }
