@@ -53,6 +53,8 @@ describe('the events repeat keys are taken from', () => {
 			' { "s" : "\\u00e9\\"\\\\" , "deep" : [ [ [ 1.5e-7 , 2E+21 ] ] ] , "big" : 12345678901234567891 } ',
 			'{"a":1,"a":2,"big":12345678901234567891}',
 			'{"e":{},"a":[],"o":{ },"l":[ ],"big":12345678901234567891}',
+			// Pretty-printed: runs of spaces, tabs and line ends between the tokens.
+			'{\n  "event_type": "call.ended",\r\n\t\t"data": {\n    "id": 12345678901234567891\n  }\n}\n',
 		];
 		for (const body of bodies) {
 			expect(hashOf(node20, body)).toBe(hashOf(thisNode, body));
@@ -63,10 +65,16 @@ describe('the events repeat keys are taken from', () => {
 		// Plain data properties, as JSON.parse makes them: enumerable, writable and configurable.
 		const descriptors = (modules: Modules) => Object.getOwnPropertyDescriptors(sourceOf(modules, '{"__proto__":{"x":1},"big":12345678901234567891}') as object);
 		expect(descriptors(node20)).toEqual(descriptors(thisNode));
-		// Malformed JSON: the parser refuses it, and the events n8n parsed are hashed.
-		for (const malformed of ['{"a":}', '[1,]', '{"a":1} x', '"\\u00"', '01']) {
+		// Malformed JSON (each with a long number, which makes it parsed again): the parser refuses it, and
+		// the events n8n parsed are hashed.
+		const malformedBodies = [
+			...['{"a":}', '[1,]', '{"a":1} x', '"\\u00"', '01'].map((text) => `${text} 12345678901234567891`),
+			'{"a"=12345678901234567891}',
+			'[12345678901234567891;2]',
+		];
+		for (const malformed of malformedBodies) {
 			const entries = [{ a: 1 }];
-			expect(node20.keySources(entries, `${malformed} 12345678901234567891`)).toBe(entries);
+			expect(node20.keySources(entries, malformed)).toBe(entries);
 		}
 	});
 

@@ -102,6 +102,16 @@ describe('readDeliverySettings', () => {
 		expect(settingsWith({ headers: { header } }).headers).toEqual({ 'X-Api-Key': 'abc', 'X-Count': '3', 'X-Empty': '', 'X-Missing': '' });
 	});
 
+	// n8n fills a header's missing or null value with the field's default ('') when it loads the
+	// workflow; an expression can still give null or nothing when the execution reads it.
+	it("sends a header whose value's expression gives null or nothing as an empty header", () => {
+		const header = [
+			{ name: 'X-Null', value: '={{ null }}' },
+			{ name: 'X-Nothing', value: '={{ undefined }}' },
+		];
+		expect(settingsWith({ headers: { header } }).headers).toEqual({ 'X-Null': '', 'X-Nothing': '' });
+	});
+
 	it('gives {} for no headers', () => {
 		expect(settingsWith({}).headers).toEqual({});
 		expect(settingsWith({ headers: {} }).headers).toEqual({});
