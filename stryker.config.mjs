@@ -1,8 +1,6 @@
 // @ts-check
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-
-import { mutantKey } from './scripts/mutationReport.ts';
 
 /**
  * Mutation testing (`npm run test:mutation`, opt-in, not part of `npm test`): StrykerJS changes the code
@@ -65,85 +63,51 @@ if (part === undefined) {
  * MUTATION_RECHECK=timeouts: the main run's timed-out mutants, tested again. A mutant that hangs makes
  * Stryker kill and restart its test runner; on 2 cores that restart slows the other runner's mutant past
  * its own timeout, and so on: the actions' main run reported 147 timeouts, 29 of them on mutants of a
- * text. Tested again with a test runner per core and no type checker (these mutants passed it already),
- * few enough of them hang at once for the others to run at their pace. Its report holds every mutant
- * of the part, the main run's other results reused.
+ * text. Tested again with a test runner per core, few enough of them hang at once for the others to run
+ * at their pace. Its report holds every mutant of the part, the other results reused.
  */
 const recheck = process.env.MUTATION_RECHECK ?? '';
 if (!['', 'survivors', 'timeouts'].includes(recheck)) throw new Error('MUTATION_RECHECK is "survivors" or "timeouts".');
 const report = `reports/mutation/${partName}${{ '': '', survivors: '.recheck', timeouts: '.timeouts' }[recheck]}`;
 
 /**
- * The place of each survivor or uncovered mutant, as a mutate range (its columns count from 0), in the
- * main run and among its timeouts tested again. A range takes every mutant inside it; a survivor's
- * inner mutants come along, quick to run.
+ * The place of each survivor or uncovered mutant in the part's latest report (the timeouts' recheck
+ * holds every mutant), as a mutate range (its columns count from 0). A range takes every mutant inside
+ * it; a survivor's inner mutants come along, quick to run.
  */
 function survivorRanges() {
-	const timedOutInMainRun = new Set();
+	const latest = latestOf(`reports/mutation/${partName}.json`, `reports/mutation/${partName}.timeouts.json`);
+	/** @type {MutationReport} */
+	const last = JSON.parse(readFileSync(latest, 'utf8'));
 	const ranges = new Set();
-	for (const suffix of ['', '.timeouts']) {
-		const path = `reports/mutation/${partName}${suffix}.json`;
-		if (suffix !== '' && !existsSync(path)) continue;
-		/** @type {MutationReport} */
-		const last = JSON.parse(readFileSync(path, 'utf8'));
-		for (const [file, { mutants }] of Object.entries(last.files)) {
-			for (const mutant of mutants) {
-				if (suffix === '' && mutant.status === 'Timeout') timedOutInMainRun.add(mutantKey(file, mutant));
-				if (!['Survived', 'NoCoverage'].includes(mutant.status)) continue;
-				if (suffix === '.timeouts' && !timedOutInMainRun.has(mutantKey(file, mutant))) continue;
-				const { start, end } = mutant.location;
-				ranges.add(`${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`);
-			}
+	for (const [file, { mutants }] of Object.entries(last.files)) {
+		for (const { status, location: { start, end } } of mutants) {
+			if (status === 'Survived' || status === 'NoCoverage') ranges.add(`${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`);
 		}
 	}
-	if (ranges.size === 0) throw new Error(`reports/mutation/${partName}.json has no Survived or NoCoverage mutant to check again.`);
+	if (ranges.size === 0) throw new Error(`${latest} has no Survived or NoCoverage mutant to check again.`);
 	return [...ranges];
 }
 
 /**
- * The incremental file of the timeouts' recheck: the main run's results without its timeouts, so that
- * Stryker reuses every other result and tests each timed-out mutant again, exactly those (a mutate range
- * would bring along every mutant inside a timed-out block). A timeout that an earlier recheck of the
- * same code killed or saw survive keeps that result, its tests found again by name; one that timed out
- * there too is tested again (MUTATION_TIMEOUT_MS gives it a longer limit).
+ * The incremental file of the timeouts' recheck: the part's latest results without their timeouts, so
+ * that Stryker reuses every other result and tests each timed-out mutant again, exactly those (a mutate
+ * range would bring along every mutant inside a timed-out block). Stryker writes every result of a run
+ * back to its incremental file, so a second recheck (MUTATION_TIMEOUT_MS gives it a longer limit) starts
+ * from the first one's and takes only what timed out twice; a main run made since starts it over.
  */
 function timeoutsRecheckIncrementalFile() {
-	/** @type {MutationReport} */
-	const mainRun = JSON.parse(readFileSync(`reports/mutation/${partName}.incremental.json`, 'utf8'));
-	const earlierPath = `reports/mutation/${partName}.timeouts.json`;
-	/** @type {MutationReport | undefined} */
-	const earlier = existsSync(earlierPath) ? JSON.parse(readFileSync(earlierPath, 'utf8')) : undefined;
-	const testIdByName = testIds(mainRun, (id, name) => [name, id]);
-	const earlierTestName = testIds(earlier, (id, name) => [id, name]);
-	/** @param {string[] | undefined} ids */
-	const asMainRunIds = (ids) => ids?.map((id) => testIdByName.get(earlierTestName.get(id) ?? ''));
-	const earlierResults = new Map();
-	for (const [file, { mutants }] of Object.entries(earlier?.files ?? {})) {
-		for (const mutant of mutants) {
-			if (mutant.status === 'Pending' || mutant.status === 'Timeout') continue;
-			const killedBy = asMainRunIds(mutant.killedBy);
-			const coveredBy = asMainRunIds(mutant.coveredBy);
-			if ([...(killedBy ?? []), ...(coveredBy ?? [])].includes(undefined)) continue;
-			earlierResults.set(mutantKey(file, mutant), { ...mutant, killedBy, coveredBy });
-		}
-	}
-	for (const [file, entry] of Object.entries(mainRun.files)) {
-		entry.mutants = entry.mutants.flatMap((mutant) =>
-			mutant.status !== 'Timeout' ? [mutant] : (earlierResults.get(mutantKey(file, mutant)) ?? []),
-		);
-	}
 	const path = `reports/mutation/${partName}.timeouts.incremental.json`;
-	writeFileSync(path, JSON.stringify(mainRun));
+	/** @type {MutationReport} */
+	const results = JSON.parse(readFileSync(latestOf(`reports/mutation/${partName}.incremental.json`, path), 'utf8'));
+	for (const entry of Object.values(results.files)) entry.mutants = entry.mutants.filter((mutant) => mutant.status !== 'Timeout');
+	writeFileSync(path, JSON.stringify(results));
 	return path;
 }
 
-/**
- * Each test's id and name in a report, as the pairs `entry` makes of them.
- * @param {MutationReport | undefined} report @param {(id: string, name: string) => [string, string]} entry
- */
-function testIds(report, entry) {
-	const tests = Object.entries(report?.testFiles ?? {}).flatMap(([file, { tests }]) => tests.map(({ id, name }) => entry(id, `${file} ${name}`)));
-	return new Map(tests);
+/** The recheck's file when it was written after the main run's, else the main run's. @param {string} mainRun @param {string} recheck */
+function latestOf(mainRun, recheck) {
+	return existsSync(recheck) && statSync(recheck).mtimeMs > statSync(mainRun).mtimeMs ? recheck : mainRun;
 }
 
 /** @typedef {import('./scripts/mutationReport.ts').MutationReport} MutationReport */
@@ -178,7 +142,9 @@ export default {
 	// by no single test, so each would run all of the part's tests; they are left out, not counted. The
 	// survivors' recheck runs all tests for every mutant anyway (Stryker refuses ignoreStatic there).
 	ignoreStatic: recheck !== 'survivors',
-	checkers: recheck === '' ? ['typescript'] : [],
+	// The timeouts' recheck keeps the checker: a change of tests since the main run makes Stryker test
+	// again mutants the checker rejected there.
+	checkers: recheck === 'survivors' ? [] : ['typescript'],
 	tsconfigFile: 'tsconfig.json',
 	// A mutant that outlives its tests' time by this much counts as detected (a held retry that never
 	// ends). Stryker's 5 s default gave false timeouts on this 2-core machine under load; so did 10 s for

@@ -1,17 +1,18 @@
 /**
  * The mutation score per part and in all, from the reports `npm run test:mutation` leaves in
- * reports/mutation/<part>.json (mutation-testing-report-schema), with each surviving or uncovered
- * mutant. Detected = killed or timed out; the score is detected / (detected + survived + no coverage),
- * as Stryker counts it: mutants the TypeScript checker rejects and static mutants are left out. A
- * timed-out mutant takes its result when tested again (<part>.timeouts.json): killed, timed out once
- * more, or survived, a survivor then counted under "false timeouts" too. A survivor that its recheck
- * against all of the part's tests
- * (<part>.recheck.json) killed counts as detected, under "killed on recheck".
+ * reports/mutation/ (mutation-testing-report-schema), with each surviving or uncovered mutant.
+ * Detected = killed or timed out; the score is detected / (detected + survived + no coverage), as
+ * Stryker counts it: mutants the TypeScript checker rejects and static mutants are left out.
+ * A part's figures come from its timeouts' recheck (<part>.timeouts.json) when that ran after the main
+ * run (<part>.json): it reports every mutant, its timeouts tested again and the other results reused. A
+ * main-run timeout that survived there counts under "false timeouts" too; a mutant the main run's checker
+ * rejected stays rejected. A survivor that its recheck against all of the part's tests (<part>.recheck.json)
+ * killed counts as detected, under "killed on recheck".
  * Exits 1 when a part is not run or scores under GOAL.
  */
 import { existsSync, readFileSync } from 'node:fs';
 
-import { mutantKey, type MutationReport } from './mutationReport.ts';
+import { latestOf, mutantsByChange, type MutationReport } from './mutationReport.ts';
 
 const GOAL = 90;
 const PARTS = ['trigger', 'transport', 'shared', 'actions', 'credentials'];
@@ -22,31 +23,25 @@ const rows: string[] = [];
 const underGoal: string[] = [];
 const undetected: string[] = [];
 for (const part of PARTS) {
-	const path = `reports/mutation/${part}.json`;
-	if (!existsSync(path)) {
+	const mainRunPath = `reports/mutation/${part}.json`;
+	if (!existsSync(mainRunPath)) {
 		rows.push(`| ${part} | not run | | | | | | | | |`);
 		underGoal.push(part);
 		continue;
 	}
-	const report = JSON.parse(readFileSync(path, 'utf8')) as MutationReport;
-	const timeoutsAlone = statusesIn(`reports/mutation/${part}.timeouts.json`);
-	const rechecked = statusesIn(`reports/mutation/${part}.recheck.json`);
+	const mainRun = mutantsByChange(read(mainRunPath));
+	const latest = mutantsByChange(read(latestOf(mainRunPath, `reports/mutation/${part}.timeouts.json`)));
+	const rechecked = mutantsByChange(existsSync(`reports/mutation/${part}.recheck.json`) ? read(`reports/mutation/${part}.recheck.json`) : undefined);
 	const count: Record<string, number> = {};
-	for (const [file, { mutants }] of Object.entries(report.files)) {
-		for (const reported of mutants) {
-			const key = mutantKey(file, reported);
-			let status = reported.status;
-			const alone = timeoutsAlone.get(key);
-			if (status === 'Timeout' && (alone === 'Survived' || alone === 'Killed')) {
-				if (alone === 'Survived') count.FalseTimeout = (count.FalseTimeout ?? 0) + 1;
-				status = alone;
-			}
-			const again = rechecked.get(key);
-			if ((status === 'Survived' || status === 'NoCoverage') && (again === 'Killed' || again === 'Timeout')) status = 'KilledOnRecheck';
-			count[status] = (count[status] ?? 0) + 1;
-			if (status === 'Survived' || status === 'NoCoverage') {
-				undetected.push(`${file}:${reported.location.start.line} ${status}${reported.status === 'Timeout' ? ' (timed out in the main run)' : ''} ${reported.mutatorName}: ${JSON.stringify(reported.replacement ?? '').slice(0, 80)}`);
-			}
+	for (const [change, { file, mutant }] of latest) {
+		const inMainRun = mainRun.get(change)?.mutant.status;
+		let status = inMainRun === 'CompileError' ? inMainRun : mutant.status;
+		if (inMainRun === 'Timeout' && status === 'Survived') count.FalseTimeout = (count.FalseTimeout ?? 0) + 1;
+		const again = rechecked.get(change)?.mutant.status;
+		if ((status === 'Survived' || status === 'NoCoverage') && (again === 'Killed' || again === 'Timeout')) status = 'KilledOnRecheck';
+		count[status] = (count[status] ?? 0) + 1;
+		if (status === 'Survived' || status === 'NoCoverage') {
+			undetected.push(`${file}:${mutant.location.start.line} ${status}${inMainRun === 'Timeout' ? ' (timed out in the main run)' : ''} ${mutant.mutatorName}: ${JSON.stringify(mutant.replacement ?? '').slice(0, 80)}`);
 		}
 	}
 	for (const [status, n] of Object.entries(count)) totals[status] = (totals[status] ?? 0) + n;
@@ -77,13 +72,6 @@ function row(name: string, count: Record<string, number>): string {
 	return `| ${name} | ${cells.join(' | ')} |`;
 }
 
-/** Each mutant's status in a recheck's report, by mutantKey; empty when that recheck was not run. */
-function statusesIn(path: string): Map<string, string> {
-	const statuses = new Map<string, string>();
-	if (!existsSync(path)) return statuses;
-	const report = JSON.parse(readFileSync(path, 'utf8')) as MutationReport;
-	for (const [file, { mutants }] of Object.entries(report.files)) {
-		for (const mutant of mutants) statuses.set(mutantKey(file, mutant), mutant.status);
-	}
-	return statuses;
+function read(path: string): MutationReport {
+	return JSON.parse(readFileSync(path, 'utf8')) as MutationReport;
 }

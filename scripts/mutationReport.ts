@@ -1,7 +1,9 @@
 /**
  * What stryker.config.mjs and mutation-score.ts both read of a StrykerJS report
- * (mutation-testing-report-schema), and the one key that finds a mutant again in another run's report.
+ * (mutation-testing-report-schema), and how a mutant is found again in another run's report.
  */
+import { existsSync, statSync } from 'node:fs';
+
 export interface Mutant {
 	id: string;
 	status: string;
@@ -13,12 +15,32 @@ export interface Mutant {
 }
 
 export interface MutationReport {
-	files: Record<string, { mutants: Mutant[] }>;
+	files: Record<string, { source: string; mutants: Mutant[] }>;
 	testFiles?: Record<string, { tests: Array<{ id: string; name: string }> }>;
 }
 
-/** One mutant across two runs of the same code: its place, mutator and replacement. */
-export function mutantKey(file: string, mutant: Mutant): string {
-	const { start, end } = mutant.location;
-	return `${file}:${start.line}:${start.column}-${end.line}:${end.column} ${mutant.mutatorName} ${mutant.replacement ?? ''}`;
+/** The recheck's file when it was written after the main run's, else the main run's. */
+export function latestOf(mainRun: string, recheck: string): string {
+	return existsSync(recheck) && statSync(recheck).mtimeMs > statSync(mainRun).mtimeMs ? recheck : mainRun;
+}
+
+/**
+ * A report's mutants by what they change (file, mutator, replacement, the code replaced and which
+ * occurrence of it), not by line: a change elsewhere in the file moves a mutant without changing it.
+ */
+export function mutantsByChange(report: MutationReport | undefined): Map<string, { file: string; mutant: Mutant }> {
+	const byChange = new Map<string, { file: string; mutant: Mutant }>();
+	for (const [file, { source, mutants }] of Object.entries(report?.files ?? {})) {
+		const lines = source.split('\n');
+		const offset = ({ line, column }: { line: number; column: number }) =>
+			lines.slice(0, line - 1).reduce((length, text) => length + text.length + 1, 0) + column - 1;
+		const occurrences = new Map<string, number>();
+		for (const mutant of mutants) {
+			const change = [file, mutant.mutatorName, mutant.replacement ?? '', source.slice(offset(mutant.location.start), offset(mutant.location.end))].join('\u0000');
+			const occurrence = (occurrences.get(change) ?? 0) + 1;
+			occurrences.set(change, occurrence);
+			byChange.set(`${change}\u0000${occurrence}`, { file, mutant });
+		}
+	}
+	return byChange;
 }
