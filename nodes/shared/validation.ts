@@ -68,7 +68,7 @@ export function requireUuid(value: unknown, field: string, hint?: string): strin
 }
 
 export function requireNonEmptyString(value: unknown, field: string, hint?: string): string {
-	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	if (Number.isFinite(value)) return String(value);
 	if (typeof value !== 'string') {
 		throw new InvalidInputError(field, `must be text, got ${quote(value)}`, hint);
 	}
