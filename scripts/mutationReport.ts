@@ -35,7 +35,9 @@ export function mutantsByChange(report: MutationReport | undefined): Map<string,
 		const offset = ({ line, column }: { line: number; column: number }) =>
 			lines.slice(0, line - 1).reduce((length, text) => length + text.length + 1, 0) + column - 1;
 		const occurrences = new Map<string, number>();
-		for (const mutant of mutants) {
+		// In the order of the code: reports list mutants in no fixed order, and the occurrence counts along it.
+		const inCodeOrder = [...mutants].sort((a, b) => offset(a.location.start) - offset(b.location.start) || offset(a.location.end) - offset(b.location.end));
+		for (const mutant of inCodeOrder) {
 			const change = [file, mutant.mutatorName, mutant.replacement ?? '', source.slice(offset(mutant.location.start), offset(mutant.location.end))].join('\u0000');
 			const occurrence = (occurrences.get(change) ?? 0) + 1;
 			occurrences.set(change, occurrence);
