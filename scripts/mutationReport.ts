@@ -5,18 +5,14 @@
 import { existsSync, statSync } from 'node:fs';
 
 export interface Mutant {
-	id: string;
 	status: string;
 	mutatorName: string;
 	replacement?: string;
 	location: { start: { line: number; column: number }; end: { line: number; column: number } };
-	killedBy?: string[];
-	coveredBy?: string[];
 }
 
 export interface MutationReport {
 	files: Record<string, { source: string; mutants: Mutant[] }>;
-	testFiles?: Record<string, { tests: Array<{ id: string; name: string }> }>;
 }
 
 /** The recheck's file when it was written after the main run's, else the main run's. */
