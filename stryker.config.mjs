@@ -1,6 +1,8 @@
 // @ts-check
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+
+import { latestOf } from './scripts/mutationReport.ts';
 
 /**
  * Mutation testing (`npm run test:mutation`, opt-in, not part of `npm test`): StrykerJS changes the code
@@ -103,11 +105,6 @@ function timeoutsRecheckIncrementalFile() {
 	for (const entry of Object.values(results.files)) entry.mutants = entry.mutants.filter((mutant) => mutant.status !== 'Timeout');
 	writeFileSync(path, JSON.stringify(results));
 	return path;
-}
-
-/** The recheck's file when it was written after the main run's, else the main run's. @param {string} mainRun @param {string} recheck */
-function latestOf(mainRun, recheck) {
-	return existsSync(recheck) && statSync(recheck).mtimeMs > statSync(mainRun).mtimeMs ? recheck : mainRun;
 }
 
 /** @typedef {import('./scripts/mutationReport.ts').MutationReport} MutationReport */

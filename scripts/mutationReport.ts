@@ -27,9 +27,9 @@ export function latestOf(mainRun: string, recheck: string): string {
 export function mutantsByChange(report: MutationReport | undefined): Map<string, { file: string; mutant: Mutant }> {
 	const byChange = new Map<string, { file: string; mutant: Mutant }>();
 	for (const [file, { source, mutants }] of Object.entries(report?.files ?? {})) {
-		const lines = source.split('\n');
-		const offset = ({ line, column }: { line: number; column: number }) =>
-			lines.slice(0, line - 1).reduce((length, text) => length + text.length + 1, 0) + column - 1;
+		const lineStarts = [0];
+		for (const text of source.split('\n')) lineStarts.push(lineStarts[lineStarts.length - 1] + text.length + 1);
+		const offset = ({ line, column }: { line: number; column: number }) => lineStarts[line - 1] + column - 1;
 		const occurrences = new Map<string, number>();
 		// In the order of the code: reports list mutants in no fixed order, and the occurrence counts along it.
 		const inCodeOrder = [...mutants].sort((a, b) => offset(a.location.start) - offset(b.location.start) || offset(a.location.end) - offset(b.location.end));
