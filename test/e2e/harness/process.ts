@@ -121,6 +121,8 @@ export interface LoggedProcess {
 	exited(): boolean;
 	/** Stops it and everything it started (its process group). Safe to call more than once. */
 	stop(): Promise<void>;
+	/** SIGKILLs its process group at once, with no grace, as a crash or the OOM killer ends it; then as stop(). */
+	kill(): Promise<void>;
 }
 
 /**
@@ -155,6 +157,10 @@ export function spawnLogged(options: LoggedProcessOptions): LoggedProcess {
 		exited: () => child.exitCode !== null || child.signalCode !== null || child.pid === undefined,
 		stop() {
 			stopping ??= stopProcessGroup(child, options.stopSignal ?? 'SIGTERM', options.stopGraceMs ?? 15_000);
+			return stopping;
+		},
+		kill() {
+			stopping ??= stopProcessGroup(child, 'SIGKILL', options.stopGraceMs ?? 15_000);
 			return stopping;
 		},
 	};

@@ -59,8 +59,12 @@ export interface QueueN8nInstance extends N8nInstance {
 	postgres: { port: number; logFile: string; database: string; user: string; password: string };
 	/** The temp folder with the user folder, every log, and the Redis and Postgres data; stop() removes it unless E2E_KEEP_WORK is set. */
 	workDir: string;
-	/** Stops the (first) worker or the webhook process and starts it again on the same port and log file, as an administrator restarts one. */
-	restart(role: Exclude<QueueRole, 'main'>): Promise<void>;
+	/**
+	 * Stops the (first) worker or the webhook process and starts it again on the same port and log file, as an
+	 * administrator restarts one. `kill: true` SIGKILLs its process group instead (no shutdown), as a crash would;
+	 * `extraEnv` is added to its environment for this start (over the one startQueueN8n was given).
+	 */
+	restart(role: Exclude<QueueRole, 'main'>, options?: { kill?: boolean; extraEnv?: Record<string, string> }): Promise<void>;
 }
 
 /** The system packages queue mode needs, by the Debian package that brings them. */
@@ -148,14 +152,14 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 						N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
 						...(options.workerConcurrency === undefined ? {} : { N8N_CONCURRENCY_PRODUCTION_LIMIT: String(options.workerConcurrency) }),
 					};
-		const spawnRole = async (slot: Slot) => {
+		const spawnRole = async (slot: Slot, laterEnv: Record<string, string> = {}) => {
 			// Every process registers and shows the webhook process's URL, as users' load balancers route it.
 			const env = await n8nEnv(runtime, {
 				userFolder,
 				port: slot.port,
 				editorUrl: urls.main,
 				webhookUrl: urls.webhook,
-				extraEnv: { ...shared, ...roleEnv(slot), ...options.extraEnv },
+				extraEnv: { ...shared, ...roleEnv(slot), ...options.extraEnv, ...laterEnv },
 			});
 			return own(spawnN8n(runtime, COMMANDS[slot.role], env, join(workDir, `n8n-${slot.name}.log`), `n8n ${options.version} ${slot.name}`));
 		};
@@ -166,9 +170,9 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 		 * only once the previous one has written its own.
 		 */
 		const journal = join(userFolder, '.n8n', 'crash.journal');
-		const spawnWithOwnJournal = async (slot: Slot) => {
+		const spawnWithOwnJournal = async (slot: Slot, laterEnv?: Record<string, string>) => {
 			rmSync(journal, { force: true });
-			const server = await spawnRole(slot);
+			const server = await spawnRole(slot, laterEnv);
 			await waitUntil('past its crash-journal check', server, () => existsSync(journal), options.readyTimeoutMs ?? 120_000);
 			return server;
 		};
@@ -219,12 +223,12 @@ export async function startQueueN8n(options: QueueStartOptions): Promise<QueueN8
 			webhook: summary(slots.webhook, webhook, webhookReadyMs),
 		};
 		const running: Record<Exclude<QueueRole, 'main'>, LoggedProcess> = { worker: workerServers[0], webhook };
-		const restart = async (role: Exclude<QueueRole, 'main'>) => {
+		const restart = async (role: Exclude<QueueRole, 'main'>, { kill = false, extraEnv }: { kill?: boolean; extraEnv?: Record<string, string> } = {}) => {
 			const slot = role === 'worker' ? slots.workers[0] : slots.webhook;
 			const linesBefore = listeningLines(running[role]);
-			await running[role].stop();
-			log(`n8n ${options.version} queue mode: restarting the ${role}`);
-			running[role] = await spawnWithOwnJournal(slot);
+			await (kill ? running[role].kill() : running[role].stop());
+			log(`n8n ${options.version} queue mode: ${kill ? 'killed (SIGKILL, its process group)' : 'stopped'} the ${role}; starting it again`);
+			running[role] = await spawnWithOwnJournal(slot, extraEnv);
 			const readyMs = await waitUntilServing(slot, running[role], linesBefore);
 			processes[role] = summary(slot, running[role], readyMs);
 			if (role === 'worker') workers[0] = processes.worker;
