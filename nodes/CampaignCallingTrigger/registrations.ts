@@ -79,6 +79,9 @@ export function moduleWithSecret(records: ModuleRecords, presented: string): Mod
 	return known;
 }
 
+/** n8n 2.x registers a trigger anew only on a publish that changed its node; 1.x on every save of an active workflow. */
+const REPUBLISH = 'publish the workflow again (unpublish, then publish; on n8n 1.x deactivate, then activate)';
+
 /** What a delivery through `sender` gets: run, or refused with the reason n8n's log gives once per module. */
 export type Verdict = { accepted: true; advice?: string } | { accepted: false; reason: string };
 
@@ -92,7 +95,7 @@ export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, acco
 	if (!account.owns(sender.account)) {
 		return {
 			accepted: false,
-			reason: `refused a delivery through ${module}: it was registered with another account than the credential's now. Publish the workflow again to register at the current account; the service keeps the old module, which the provider can remove by its id.`,
+			reason: `refused a delivery through ${module}: it was registered with another account than the credential's now. To register at the current account, ${REPUBLISH}; the service keeps the old module, which the provider can remove by its id.`,
 		};
 	}
 	if (url !== undefined && sender.url !== url) {
@@ -105,7 +108,7 @@ export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, acco
 		}
 		return {
 			accepted: true,
-			advice: `accepted a delivery through ${module}, registered for the earlier webhook URL ${sender.url}: publish the workflow again to register a module for the current webhook URL ${url}.`,
+			advice: `accepted a delivery through ${module}, registered for the earlier webhook URL ${sender.url}: ${REPUBLISH} to register a module for the current webhook URL ${url}.`,
 		};
 	}
 	const successor = Object.values(records)

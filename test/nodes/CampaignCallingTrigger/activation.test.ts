@@ -284,7 +284,7 @@ describe('what the user changes after the first activation', () => {
 				[401, false],
 			]);
 			expect(warnings()).toEqual([
-				`Campaign Calling Trigger "Campaign Calling Trigger": refused a delivery through webhook module ${old.id} (call.ended): it was registered with another account than the credential's now. Publish the workflow again to register at the current account; the service keeps the old module, which the provider can remove by its id.`,
+				`Campaign Calling Trigger "Campaign Calling Trigger": refused a delivery through webhook module ${old.id} (call.ended): it was registered with another account than the credential's now. To register at the current account, publish the workflow again (unpublish, then publish; on n8n 1.x deactivate, then activate); the service keeps the old module, which the provider can remove by its id.`,
 			]);
 			const accepted = await deliver(trigger, current.secret, 'c-1');
 			expect([accepted.statusCode, accepted.executed]).toEqual([200, true]);
@@ -325,7 +325,7 @@ describe('what the user changes after the first activation', () => {
 				[200, true],
 			]);
 			expect(warnings()).toEqual([
-				`Campaign Calling Trigger "Campaign Calling Trigger": accepted a delivery through webhook module ${old.id} (call.ended), registered for the earlier webhook URL ${oldUrl}: publish the workflow again to register a module for the current webhook URL ${restarted.webhookUrl}.`,
+				`Campaign Calling Trigger "Campaign Calling Trigger": accepted a delivery through webhook module ${old.id} (call.ended), registered for the earlier webhook URL ${oldUrl}: publish the workflow again (unpublish, then publish; on n8n 1.x deactivate, then activate) to register a module for the current webhook URL ${restarted.webhookUrl}.`,
 			]);
 		});
 

@@ -145,7 +145,7 @@ describe('a delivery through a module, judged by what is true now', () => {
 		const verdict = judgeDelivery(recordsOf(sender), sender, { ...accountA, owns: () => false }, URL);
 		expect(verdict).toEqual({
 			accepted: false,
-			reason: "refused a delivery through webhook module module-sender (call.ended): it was registered with another account than the credential's now. Publish the workflow again to register at the current account; the service keeps the old module, which the provider can remove by its id.",
+			reason: "refused a delivery through webhook module module-sender (call.ended): it was registered with another account than the credential's now. To register at the current account, publish the workflow again (unpublish, then publish; on n8n 1.x deactivate, then activate); the service keeps the old module, which the provider can remove by its id.",
 		});
 	});
 
@@ -154,7 +154,7 @@ describe('a delivery through a module, judged by what is true now', () => {
 		const otherEvent = record('other event', { url: NEW_URL, event: 'call.started', registeredAt: 2_000 });
 		expect(judgeDelivery(recordsOf(sender, otherAccounts, otherEvent), sender, accountA, NEW_URL)).toEqual({
 			accepted: true,
-			advice: `accepted a delivery through webhook module module-sender (call.ended), registered for the earlier webhook URL ${URL}: publish the workflow again to register a module for the current webhook URL ${NEW_URL}.`,
+			advice: `accepted a delivery through webhook module module-sender (call.ended), registered for the earlier webhook URL ${URL}: publish the workflow again (unpublish, then publish; on n8n 1.x deactivate, then activate) to register a module for the current webhook URL ${NEW_URL}.`,
 		});
 		const successor = record('successor', { url: NEW_URL, registeredAt: 2_000 });
 		expect(judgeDelivery(recordsOf(sender, successor), sender, accountA, NEW_URL)).toEqual({
