@@ -44,15 +44,14 @@ export function triggerUrl(n8n: N8nInstance, trigger: WorkflowNode): string {
 	return `${n8n.webhookUrl}webhook/${trigger.webhookId}/webhook`;
 }
 
-/** The secret the trigger gave the service for the modules delivering to `url` (read from the simulator's records). */
+/**
+ * The secret of the newest module delivering to `url` (read from the simulator's records): any of a
+ * trigger's current modules is accepted for any of its events, and each module has its own secret.
+ */
 export function registeredSecret(simulator: Simulator, url: string): string {
-	const secrets = new Set(
-		[...simulator.state.webhookModules.values()]
-			.filter(({ record }) => record.settings.url === url)
-			.map(({ record }) => record.settings.headers[SECRET_HEADER]),
-	);
-	if (secrets.size !== 1) throw new Error(`Expected one secret among the modules for ${url}, found ${secrets.size}`);
-	const [secret] = secrets;
+	const newest = [...simulator.state.webhookModules.values()].filter(({ record }) => record.settings.url === url).at(-1);
+	if (newest === undefined) throw new Error(`The service holds no module for ${url}`);
+	const secret = newest.record.settings.headers[SECRET_HEADER];
 	if (typeof secret !== 'string' || secret === '') throw new Error(`The modules for ${url} carry no ${SECRET_HEADER}`);
 	return secret;
 }
