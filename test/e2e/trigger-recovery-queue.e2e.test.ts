@@ -10,13 +10,15 @@
  * it back to the queue; the worker runs the same execution again, from its start: execute() meets the key it
  * recorded itself in the first run. Counted: deliveries and their answers, how often a worker started the
  * execution, the executions and their statuses in n8n's Postgres, the events the Downstream node ran. Then the
- * service sends the same event again (a real repeat), which must run nothing.
+ * same event comes again (real repeats: through the module to the webhook process, and as a copy to the main, whose
+ * execution meets the key another execution recorded), which must run nothing.
  *
  * Which worker takes the job matters on 1.x. Every n8n process of the harness shares one user folder, and a 1.x
  * worker keeps an event log there (`n8nEventLog-worker.log`: n8n/dist/eventbus/message-event-bus/message-event-bus.js:72-77).
  * A worker started on the killed worker's files reads it at start-up, finds the execution unfinished and marks it
  * crashed from its log (message-event-bus.js:89-139, n8n/dist/executions/execution-recovery.service.js:79-157)
- * before Bull hands the job back; the job processor then skips a crashed execution (job-processor.js:80). So the
+ * before Bull hands the job back (n8n/dist/commands/worker.js:108-110: the event bus, recovery included, is set up
+ * before the worker takes jobs); the job processor then skips a crashed execution (job-processor.js:80). So the
  * first case starts the replacement with an event log of its own (N8N_EVENTBUS_LOGWRITER_LOGBASENAME,
  * @n8n/config/dist/configs/event-bus.config.js:31), as another worker, on another machine or in a fresh container,
  * has: that is the re-run of issue 49. The second case measures the other path (the same worker started again on its
@@ -52,7 +54,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DEMO, startSimulator, type DeliveryResult, type Simulator } from '../simulator/server.ts';
-import { countBy, triggerUrl } from './harness/deliveries.ts';
+import { countBy, sendDelivery, triggerUrl } from './harness/deliveries.ts';
 import { drainedExecutions, postgresExecutions, type StoredExecution } from './harness/fullQueue.ts';
 import { simulatorCredential } from './harness/n8n.ts';
 import { log, sleep } from './harness/process.ts';
@@ -126,6 +128,8 @@ const ANOTHER_WORKER = { N8N_EVENTBUS_LOGWRITER_LOGBASENAME: 'n8nEventLog-replac
 
 interface KilledDuringWait {
 	workflowId: string;
+	/** The trigger's production webhook path, after a process's base URL. */
+	path: string;
 	executionId: string;
 	event: Record<string, unknown>;
 	marker: string;
@@ -212,7 +216,7 @@ describeEachVersion(
 				`recovery, n8n ${version}, ${label}: ${JSON.stringify(counts)}; worker back ${(workerBackMs / 1000).toFixed(1)} s and execution ${executionId} ` +
 					`finished ${((recovered.drainedAt - answeredAt) / 1000).toFixed(1)} s after the answer${recovered.drained ? '' : ' (not drained: still running in the database)'}`,
 			);
-			return { workflowId: created.id, executionId, event, marker, delivered, statusAtKill: counts.statusAtKill, killedAfterAnswerMs, recovered, workerStarts };
+			return { workflowId: created.id, path: triggerUrl(n8n, trigger).slice(n8n.webhookUrl.length), executionId, event, marker, delivered, statusAtKill: counts.statusAtKill, killedAfterAnswerMs, recovered, workerStarts };
 		};
 
 		/** Killed after the answer, while the Wait slept (it started right after the answer and sleeps WAIT_SECONDS). */
@@ -236,16 +240,26 @@ describeEachVersion(
 					downstream: [killed.marker],
 				});
 
-				// A real repeat: the service sends the same event again. Its answer comes once execute() ran in an execution,
-				// if one was created, so the drain below sees that execution.
+				// Real repeats: the service sends the same event again, to the webhook process; and a copy of it (the body the
+				// simulator built: its defaults are all given) reaches the main, which never took the event, so its execution
+				// on the worker meets the key execution 1 recorded: another execution's, a repeat. An answer comes once
+				// execute() ran in an execution, if one was created, so the drain below sees that execution.
 				const again = await simulator.deliverEvent('call.ended', killed.event);
+				const [module] = [...simulator.state.webhookModules.values()].map((owned) => owned.record);
+				const copy = await sendDelivery(`${n8n.url}${killed.path}`, {
+					headers: [['content-type', 'application/json'], ...Object.entries(module.settings.headers)],
+					body: JSON.stringify({ event_type: 'call.ended', company_id: DEMO.companyId, ...killed.event }),
+				});
 				const after = await drainedExecutions(postgresExecutions(n8n), killed.workflowId, RECOVERY_TIMEOUT_MS);
 				log(
-					`recovery, n8n ${version}, the same event sent again: answered ${JSON.stringify(answers(again))}, ` +
-						`executions ${JSON.stringify(countBy(after.executions, (each) => each.status))}, events run downstream ${downstreamMarkers(after.executions).length}`,
+					`recovery, n8n ${version}, the same event sent again: through the module ${JSON.stringify(answers(again))}, to the main ${copy.status} ${copy.text}; ` +
+						`executions ${JSON.stringify(countBy(after.executions, (each) => each.status))}, trigger passed on ${JSON.stringify(itemsPassedOn(after.executions, TRIGGER_NODE_NAME))}, ` +
+						`events run downstream ${downstreamMarkers(after.executions).length}`,
 				);
 				expect(again.map((each) => each.status)).toEqual([200]);
+				expect(`${copy.status} ${copy.text}`).toBe(`200 ${JSON.stringify({ status: 'ok', received: 1, accepted: 0, repeats: 1 })}`);
 				expect(after.drained).toBe(true);
+				expect(countBy(after.executions, (each) => each.status)).toEqual({ success: after.executions.length });
 				expect(downstreamMarkers(after.executions)).toEqual([killed.marker]);
 			},
 			TEST_TIMEOUT_MS,
