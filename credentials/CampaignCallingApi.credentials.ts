@@ -110,7 +110,7 @@ export class CampaignCallingApi implements ICredentialType {
 			required: true,
 			default: '',
 			description:
-				'A user API key of your company. It is sent as a Bearer token on every request. Adding contacts needs a user API key; a JWT works for the other operations.',
+				'A user API key of your company. It is sent as a Bearer token on every request. Adding contacts needs a user API key; the service\'s interface shows a JWT accepted by Get Contact only.',
 		},
 	];
 

@@ -2,7 +2,7 @@
 # The one entry behind `npm run demo` and `npm test`, so each works as the first command after `git clone`
 # with whatever Node is on PATH: Node 24 (fetched once when missing), the project's dependencies (installed
 # with `npm ci` again whenever package.json or package-lock.json changed), then the command itself.
-#   bash scripts/bootstrap.sh demo | test | install
+#   bash scripts/bootstrap.sh demo | test | install | package
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -41,8 +41,18 @@ case "${1:-}" in
     # The dependencies only (CI installs them in a step of its own before `npm test`, which then finds them in place).
     exit 0
     ;;
+  package)
+    # The release file as the publish workflow packs it (.github/workflows/publish.yml), without its tests:
+    # the build, `npm pack`, and the file's SHA-256 beside it, in the clone's folder.
+    setup_say "building the package"
+    npm run --silent build || exit 1
+    tarball="$(npm pack --silent)" || exit 1
+    sha256sum "$tarball" >"$tarball.sha256" || exit 1
+    setup_say "wrote $tarball and $tarball.sha256 (check a copy with: sha256sum -c $tarball.sha256)"
+    cat "$tarball.sha256"
+    ;;
   *)
-    echo "usage: bash scripts/bootstrap.sh demo|test|install" >&2
+    echo "usage: bash scripts/bootstrap.sh demo|test|install|package" >&2
     exit 2
     ;;
 esac

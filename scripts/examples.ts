@@ -19,6 +19,7 @@ export const EXAMPLES = {
 	callEnded: 'call-ended-log-outcome.json',
 	dailyCheck: 'daily-campaign-check.json',
 	callThenAct: 'call-then-act-on-outcome.json',
+	callEndedForCampaign: 'call-ended-for-campaign.json',
 } as const;
 
 /**
@@ -101,7 +102,7 @@ export interface ImportedExample {
 /**
  * The demo's set-up in a running n8n. A first run creates the credential pointing at the simulator (and the
  * Webhook nodes' Header Auth credential, the MCP trigger's bearer credential and a placeholder OpenAI one),
- * imports the four examples, the MCP example and the human review example, and activates the trigger example
+ * imports the five examples, the MCP example and the human review example, and activates the trigger example
  * (which registers its call.ended webhook at the simulator) and the MCP example. Later runs keep what is
  * there, a user's edits included: they import only examples that are missing (matched by name), point the
  * credential at this run's simulator and set the Header Auth and bearer credentials to `demoSecret`.

@@ -5,59 +5,107 @@ import { credentialBaseUrl } from '../shared/transport';
 import { parseHttpUrl } from '../shared/validation';
 
 const WEBHOOK_URL_DOCS = 'https://docs.n8n.io/hosting/configuration/configuration-examples/webhook-url/';
+/** docs/installation.md, "Behind a reverse proxy": the variable per n8n version, the proxy's headers and paths, Docker. */
+const CHECKLIST = 'https://github.com/n8n-nodes-campaign-calling/n8n-nodes-campaign-calling/blob/main/docs/installation.md#behind-a-reverse-proxy';
+/** n8n reads N8N_WEBHOOK_URL from 2.35 on (WEBHOOK_URL still, with a deprecation warning); before, WEBHOOK_URL only. */
+const VARIABLE = 'N8N_WEBHOOK_URL (n8n 2.35 and later) or WEBHOOK_URL (n8n 1.x and 2.0 to 2.34)';
+const NOTHING_REGISTERED = 'Nothing was registered at the service.';
+/** n8n's listen port unless N8N_PORT says otherwise; n8n writes it into the URLs it builds from N8N_HOST. */
+const N8N_DEFAULT_PORT = '5678';
 
 /** Names that stand for this machine's loopback interface by standard (RFC 6761) or by every distribution's hosts file. */
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']);
+/** Names that resolve only inside a local network. */
+const LOCAL_SUFFIXES = ['.local', '.internal', '.lan', '.home.arpa'];
 
 /**
- * Whether a URL's host (as the WHATWG URL parser gives it: IPv4 in dotted decimal whatever form was
- * typed, so 127.1 and 0x7f.0.0.1 arrive as 127.0.0.1; IPv6 compressed, in brackets) is this machine
- * itself to whoever connects to it: loopback (127.0.0.0/8, ::1, localhost and *.localhost), the
- * unspecified address (0.0.0.0/8, ::, which Linux connects to loopback), or either as IPv4-mapped IPv6.
- * Literal addresses and names only: a name is never looked up.
+ * How far a host is seen from, given as the WHATWG URL parser writes it (IPv4 in dotted decimal whatever
+ * form was typed, so 127.1 and 0x7f.0.0.1 arrive as 127.0.0.1; IPv6 compressed, in brackets):
+ * - `loopback`: this machine itself to whoever connects to it: 127.0.0.0/8, ::1, localhost and
+ *   *.localhost, the unspecified address (0.0.0.0/8, ::, which Linux connects to loopback), or either as
+ *   IPv4-mapped IPv6;
+ * - `private`: a local network's: 10/8, 172.16/12, 192.168/16, 100.64/10, link-local (169.254/16,
+ *   fe80::/10), fc00::/7, a name of one label or under .local, .internal, .lan, .home.arpa;
+ * - `public`: anything else. Literal addresses and names only: a name is never looked up.
  */
-function isLoopbackHost(hostname: string): boolean {
+function reachOf(hostname: string): 'loopback' | 'private' | 'public' {
 	const host = hostname.toLowerCase().replace(/\.$/, '');
-	if (LOOPBACK_NAMES.has(host) || host.endsWith('.localhost')) return true;
-	const ipv4 = /^(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.exec(host);
-	if (ipv4) return ipv4[1] === '127' || ipv4[1] === '0';
-	if (host === '[::1]' || host === '[::]') return true;
-	// IPv4-mapped: the parser writes ::ffff:127.0.0.1 as ::ffff:7f00:1 and ::ffff:0.0.0.0 as ::ffff:0:0.
-	const mapped = /^\[::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}\]$/.exec(host);
-	if (!mapped) return false;
-	const firstOctet = Number.parseInt(mapped[1], 16) >> 8;
-	return firstOctet === 127 || firstOctet === 0;
+	if (LOOPBACK_NAMES.has(host) || host.endsWith('.localhost') || host === '[::1]' || host === '[::]') return 'loopback';
+	const ipv4 = ipv4Of(host);
+	if (ipv4) {
+		const [a, b] = ipv4;
+		if (a === 127 || a === 0) return 'loopback';
+		const isPrivate = a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+		return isPrivate ? 'private' : 'public';
+	}
+	if (host.startsWith('[')) return /^\[(f[cd][0-9a-f]{2}|fe[89ab][0-9a-f]):/.test(host) ? 'private' : 'public';
+	return !host.includes('.') || LOCAL_SUFFIXES.some((suffix) => host.endsWith(suffix)) ? 'private' : 'public';
+}
+
+/** The four numbers of an IPv4 host, also written as IPv4-mapped IPv6 (the parser writes ::ffff:127.0.0.1 as [::ffff:7f00:1]). */
+function ipv4Of(host: string): number[] | undefined {
+	const dotted = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+	if (dotted) return dotted.slice(1).map(Number);
+	const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(host);
+	if (!mapped) return undefined;
+	const [high, low] = [mapped[1], mapped[2]].map((group) => Number.parseInt(group, 16));
+	return [high >> 8, high & 255, low >> 8, low & 255];
 }
 
 /**
  * What keeps the service from reaching n8n's webhook URL, checked before anything is registered at the
- * service: `refusal` when it provably cannot (a loopback host in the webhook URL while the credential's
- * Base URL is not on loopback too: n8n's default http://localhost:5678/ until its admin sets the
- * webhook URL, and a module registered with it could never be removed); `warning` when a plain http
- * webhook URL meets an https Base URL (the deliveries, this trigger's secret header with them, travel
- * unencrypted). Private addresses and local names (10/8, 172.16/12, 192.168/16, link-local, fc00::/7,
- * *.local, *.internal) pass: the service may share that network, and n8n cannot tell. Nothing is found
- * when either URL is no web address (the registration refuses a bad Base URL with its own message).
+ * service (a module registered with a URL stays there for good). `refusal` only where the deliveries
+ * certainly cannot arrive:
+ * - the URL is no http(s) address: n8n's webhook URL setting without its scheme (`n8n.example.com`)
+ *   gives `n8n.example.com/webhook/…`;
+ * - a loopback host while the credential's Base URL is not on loopback too: n8n's default
+ *   http://localhost:5678/ until its admin sets the webhook URL.
+ * `warning` (one line for n8n's log) where they may not: a private address while the service is public
+ * (it may share that network: a VPN, a private deployment); port 5678 on a public host (a URL n8n built
+ * from N8N_HOST and N8N_PORT, which a reverse proxy in front of n8n does not serve); plain http on a
+ * public host or against an https Base URL (the deliveries, this trigger's secret header with them,
+ * travel unencrypted). A Base URL that is no web address is left to the registration, which refuses it
+ * with its own message.
  */
 export async function checkWebhookReach(this: IHookFunctions): Promise<{ refusal?: NodeOperationError; warning?: string }> {
 	const webhookUrl = this.getNodeWebhookUrl('default');
-	const webhook = webhookUrl === undefined ? undefined : parseHttpUrl(webhookUrl);
-	const service = await credentialBaseUrl(this).then(parseHttpUrl, () => undefined);
-	if (webhook === undefined || service === undefined) return {};
-	if (isLoopbackHost(webhook.hostname) && !isLoopbackHost(service.hostname)) {
+	if (webhookUrl === undefined) return {};
+	const webhook = parseHttpUrl(webhookUrl);
+	if (webhook === undefined) {
 		const refusal = new NodeOperationError(
 			this.getNode(),
-			`The service cannot reach n8n's webhook URL ${webhookUrl}: ${webhook.hostname} is a loopback address, and the service (${service.host}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to the address at which the service reaches n8n, and restart n8n: ${WEBHOOK_URL_DOCS} . Nothing was registered at the service.`,
+			`The service cannot reach n8n's webhook URL ${webhookUrl}: it is not an http:// or https:// address, so no delivery could ever arrive (n8n's webhook URL setting lacks its scheme). Set ${VARIABLE} to the full address at which the service reaches n8n, for example https://n8n.example.com/, and restart n8n: ${CHECKLIST} . ${NOTHING_REGISTERED}`,
+			{ description: `n8n puts the webhook URL setting, as it is, before /webhook/ in every webhook URL. See ${WEBHOOK_URL_DOCS}` },
+		);
+		return { refusal };
+	}
+	const service = await credentialBaseUrl(this).then(parseHttpUrl, () => undefined);
+	if (service === undefined) return {};
+	const [webhookReach, serviceReach] = [reachOf(webhook.hostname), reachOf(service.hostname)];
+	if (webhookReach === 'loopback' && serviceReach !== 'loopback') {
+		const refusal = new NodeOperationError(
+			this.getNode(),
+			`The service cannot reach n8n's webhook URL ${webhookUrl}: ${webhook.hostname} is a loopback address, and the service (${service.host}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set ${VARIABLE} to the address at which the service reaches n8n, and restart n8n: ${CHECKLIST} . ${NOTHING_REGISTERED}`,
 			{
-				description: `n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ behind a reverse proxy. See ${WEBHOOK_URL_DOCS}`,
+				description: `n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ (WEBHOOK_URL before n8n 2.35) behind a reverse proxy. See ${WEBHOOK_URL_DOCS}`,
 			},
 		);
 		return { refusal };
 	}
+	const findings: string[] = [];
 	if (webhook.protocol === 'http:' && service.protocol === 'https:') {
-		return {
-			warning: `Campaign Calling Trigger: n8n's webhook URL ${webhookUrl} is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to an https address: ${WEBHOOK_URL_DOCS}`,
-		};
+		findings.push('is plain http while the service is reached over https: its deliveries, with this trigger\'s secret header, travel unencrypted');
+	} else if (webhook.protocol === 'http:' && webhookReach === 'public') {
+		findings.push('is plain http on a public host: the deliveries, with this trigger\'s secret header, cross the internet unencrypted');
 	}
-	return {};
+	if (webhookReach === 'public' && webhook.port === N8N_DEFAULT_PORT) {
+		findings.push(`names port ${N8N_DEFAULT_PORT}, n8n's own listen port by default, on a public host: n8n builds such a URL from N8N_HOST and N8N_PORT, and a reverse proxy in front of n8n usually serves another (443)`);
+	}
+	if (webhookReach === 'private' && serviceReach === 'public') {
+		findings.push(`is on a local network (${webhook.hostname}) while the service (${service.host}) is not: the service reaches it only if it shares that network`);
+	}
+	if (findings.length === 0) return {};
+	return {
+		warning: `Campaign Calling Trigger: n8n's webhook URL ${webhookUrl} ${findings.join('; it ')}. If that is not the https address at which the service reaches n8n, set ${VARIABLE} to it, restart n8n and activate again: ${CHECKLIST} . Modules registered with this URL stay at the service.`,
+	};
 }

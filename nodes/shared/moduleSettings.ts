@@ -56,6 +56,8 @@ export function deliveryProperties(urlDescription: string): INodeProperties[] {
 			type: 'collection',
 			placeholder: 'Add Option',
 			default: {},
+			description:
+				'Settings of the module, sent to the service: how the service calls the URL, and its own Timeout and Retry Limit for each delivery. How n8n sends this request is under Request Options.',
 			options: [
 				{
 					displayName: 'Headers',

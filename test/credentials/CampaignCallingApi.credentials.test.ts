@@ -60,7 +60,7 @@ describe('Campaign Calling API credential', () => {
 			{
 				displayName: 'API Key',
 				placeholder: undefined,
-				description: 'A user API key of your company. It is sent as a Bearer token on every request. Adding contacts needs a user API key; a JWT works for the other operations.',
+				description: 'A user API key of your company. It is sent as a Bearer token on every request. Adding contacts needs a user API key; the service\'s interface shows a JWT accepted by Get Contact only.',
 				hint: undefined,
 			},
 		]);

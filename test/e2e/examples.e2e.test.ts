@@ -22,6 +22,7 @@ import {
 } from '../../scripts/examples.ts';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { type Execution, executionError, type N8nInstance, nodeOutput, simulatorCredential } from './harness/n8n.ts';
+import { log } from './harness/process.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { assertBuilt } from './harness/package.ts';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, node, PACKAGE_NAME, TRIGGER_NODE_TYPE, type CredentialRef, type WorkflowJson } from './harness/workflows.ts';
@@ -394,6 +395,26 @@ describeEachVersion('the examples in n8n %s', (version) => {
 			});
 		});
 
+		it('against a service whose Add to Campaign answer holds no contact id: fails at once, before any wait, saying what to do', async () => {
+			// The simulator answers Add to Campaign `data: null` (its null-data fault): an answer without an id.
+			simulator.injectFault({ kind: 'null-data', method: 'POST', path: '/compaign/v1/contacts/addToCampaign/', times: 1 });
+			await withImported(withShortChecks(load(EXAMPLES.callThenAct), 1, 3), async (workflowId) => {
+				await n8n.api.activate(workflowId);
+				const posted = Date.now();
+				const reply = await n8n.api.callWebhook('call-then-act', lead, withSecret);
+				expect(reply.status).toBe(200);
+
+				const [execution] = await n8n.api.waitForExecutions(workflowId, 1, 60_000);
+				const ran = Object.keys(execution.data?.resultData.runData ?? {});
+				log(`n8n ${version}: call-then-act without a contact id: ${execution.status} after ${((Date.now() - posted) / 1000).toFixed(1)} s, at ${execution.data?.resultData.lastNodeExecuted}: ${executionError(execution)?.message}`);
+				expect(execution.status).toBe('error');
+				expect(execution.data?.resultData.lastNodeExecuted).toBe('No Contact ID');
+				expect(executionError(execution)?.message).toMatch(/^Add to Campaign's answer holds no contact id \(result\.id\), so this workflow cannot read the contact's call outcome; nothing waits\. .* Campaign Calling Trigger on Call: Ended .* call-ended-for-campaign\.json/);
+				expect(ran).not.toContain('Wait Between Checks');
+				expect(simulator.requests.map((request) => request.method)).toEqual(['POST']);
+			});
+		});
+
 		it('stops after its last check when no call ended, in No Outcome Yet', async () => {
 			await withImported(withShortChecks(load(EXAMPLES.callThenAct), 1, 3), async (workflowId) => {
 				const contact = await postLead(workflowId);
@@ -403,6 +424,28 @@ describeEachVersion('the examples in n8n %s', (version) => {
 				expect(execution.data?.resultData.lastNodeExecuted).toBe('No Outcome Yet');
 				expect(checksOf(contact.id)).toBe(3);
 				expect(nodeOutput(execution, 'No Outcome Yet')).toEqual([{ name: 'Katherine Johnson', phone: lead.phone, last_call_status: '' }]);
+			});
+		});
+	});
+
+	describe('call-ended-for-campaign (no contact id needed)', () => {
+		it('a call of its campaign runs it to Follow Up with the outcome the event carries; a call outside the campaign goes no further than This Campaign?', async () => {
+			await withImported(load(EXAMPLES.callEndedForCampaign), async (workflowId) => {
+				await n8n.api.activate(workflowId);
+
+				const call = await simulator.playCall({ campaignId: DEMO.campaignId });
+				const [inCampaign] = await n8n.api.waitForExecutions(workflowId, 1);
+				succeeded(inCampaign);
+				expect(inCampaign.data?.resultData.lastNodeExecuted).toBe('Follow Up');
+				expect(nodeOutput(inCampaign, 'Follow Up')).toEqual([
+					expect.objectContaining({ phone: call.contact.phone_number, status: 'completed', duration: call.contact.last_call_duration, feedback: call.contact.last_call_feedback }),
+				]);
+
+				await simulator.playCall({ contactId: DEMO.unassignedContactId });
+				const outside = succeeded((await n8n.api.waitForExecutions(workflowId, 2))[1]);
+				expect(Object.keys(outside.data?.resultData.runData ?? {}).sort()).toEqual(['Call Ended', 'This Campaign?']);
+				// The workflow reads no contact: no request reaches the service after activation.
+				expect(simulator.requests.filter((request) => request.method === 'GET')).toEqual([]);
 			});
 		});
 	});

@@ -30,7 +30,7 @@ const SERVICE_ADDRESS = '198.19.77.2';
 const SERVICE_PORT = 4010;
 const SERVICE_URL = `http://${SERVICE_ADDRESS}:${SERVICE_PORT}`;
 const EVENTS = ['call.ended', 'call.failed'];
-const DOCS = 'https://docs.n8n.io/hosting/configuration/configuration-examples/webhook-url/';
+const CHECKLIST = 'https://github.com/n8n-nodes-campaign-calling/n8n-nodes-campaign-calling/blob/main/docs/installation.md#behind-a-reverse-proxy';
 const START_TIMEOUT_MS = 400_000;
 
 /** `ip netns` needs root: as root directly, otherwise through sudo without a password (a CI runner). */
@@ -138,7 +138,7 @@ describeEachVersion('the service at a non-loopback address of a test host, n8n %
 		const expectRefusal = (message: string, trigger: WorkflowNode, base: 'webhook' | 'webhook-test') => {
 			const url = triggerUrl(n8n, trigger).replace('/webhook/', `/${base}/`);
 			expect(message).toContain(
-				`The service cannot reach n8n's webhook URL ${url}: 127.0.0.1 is a loopback address, and the service (${SERVICE_ADDRESS}:${SERVICE_PORT}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to the address at which the service reaches n8n, and restart n8n: ${DOCS} . Nothing was registered at the service.`,
+				`The service cannot reach n8n's webhook URL ${url}: 127.0.0.1 is a loopback address, and the service (${SERVICE_ADDRESS}:${SERVICE_PORT}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set N8N_WEBHOOK_URL (n8n 2.35 and later) or WEBHOOK_URL (n8n 1.x and 2.0 to 2.34) to the address at which the service reaches n8n, and restart n8n: ${CHECKLIST} . Nothing was registered at the service.`,
 			);
 		};
 

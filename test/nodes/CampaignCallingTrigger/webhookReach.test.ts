@@ -4,6 +4,8 @@
  * lookups the test answers with 127.0.0.1: the check sees a service on another machine, and a
  * request that got past it would reach the simulator here, where the test counts it.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { HookContext } from 'n8n-core';
 import type { IHookFunctions, IWebhookData } from 'n8n-workflow';
 
@@ -14,6 +16,8 @@ import { REMOTE_SERVICE_NAME as SERVICE_NAME, answerLookupsWithLoopback, type Lo
 import { TriggerHarness, WEBHOOK_ID, modulesFor } from '../../helpers/triggerContext.ts';
 
 const DOCS = 'https://docs.n8n.io/hosting/configuration/configuration-examples/webhook-url/';
+const CHECKLIST = 'https://github.com/n8n-nodes-campaign-calling/n8n-nodes-campaign-calling/blob/main/docs/installation.md#behind-a-reverse-proxy';
+const VARIABLE = 'N8N_WEBHOOK_URL (n8n 2.35 and later) or WEBHOOK_URL (n8n 1.x and 2.0 to 2.34)';
 
 let simulator: Simulator;
 let lookups: LoopbackLookups;
@@ -127,10 +131,10 @@ describe('activation refuses a loopback webhook URL while the service is on anot
 		const failure = await failureOf(trigger.activate());
 		expect(failure.name).toBe('NodeOperationError');
 		expect(failure.message).toBe(
-			`The service cannot reach n8n's webhook URL http://localhost:5678/webhook/${WEBHOOK_ID}/webhook: localhost is a loopback address, and the service (${SERVICE_NAME}:${port()}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to the address at which the service reaches n8n, and restart n8n: ${DOCS} . Nothing was registered at the service.`,
+			`The service cannot reach n8n's webhook URL http://localhost:5678/webhook/${WEBHOOK_ID}/webhook: localhost is a loopback address, and the service (${SERVICE_NAME}:${port()}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set ${VARIABLE} to the address at which the service reaches n8n, and restart n8n: ${CHECKLIST} . Nothing was registered at the service.`,
 		);
 		expect(failure.description).toBe(
-			`n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ behind a reverse proxy. See ${DOCS}`,
+			`n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ (WEBHOOK_URL before n8n 2.35) behind a reverse proxy. See ${DOCS}`,
 		);
 		expect(simulator.requests).toEqual([]);
 		expect(lookups.names).toEqual([]);
@@ -148,7 +152,7 @@ describe('activation refuses a loopback webhook URL while the service is on anot
 	])('%s: refused, and the simulator holds no module', async (webhookBaseUrl) => {
 		const trigger = new TriggerHarness(EVENTS, remoteService(), webhookBaseUrl);
 		const failure = await failureOf(trigger.activate());
-		expect(failure.message).toMatch(/^The service cannot reach n8n's webhook URL .* is a loopback address, .* Set N8N_WEBHOOK_URL \(WEBHOOK_URL on n8n 1\.x\)/);
+		expect(failure.message).toMatch(/^The service cannot reach n8n's webhook URL .* is a loopback address, .* Set N8N_WEBHOOK_URL \(n8n 2\.35 and later\) or WEBHOOK_URL \(n8n 1\.x and 2\.0 to 2\.34\)/);
 		expect(simulator.requests).toEqual([]);
 		expect(simulator.state.webhookModules.size).toBe(0);
 	});
@@ -217,7 +221,48 @@ describe('what the check lets through', () => {
 	});
 });
 
-describe('a plain http webhook URL against an https Base URL', () => {
+describe('a webhook URL that is no http(s) address (n8n\'s webhook URL setting without its scheme) is refused before anything is registered', () => {
+	it('WEBHOOK_URL=n8n.example.com: the message names the URL n8n built, why, what to set and the checklist; nothing reaches the service', async () => {
+		// n8n adds "/" and "webhook" to the setting as it is: n8n.example.com/webhook/<id>/webhook.
+		const trigger = new TriggerHarness(EVENTS, remoteService(), 'n8n.example.com/webhook');
+		const failure = await failureOf(trigger.activate());
+		expect(failure.name).toBe('NodeOperationError');
+		expect(failure.message).toBe(
+			`The service cannot reach n8n's webhook URL n8n.example.com/webhook/${WEBHOOK_ID}/webhook: it is not an http:// or https:// address, so no delivery could ever arrive (n8n's webhook URL setting lacks its scheme). Set ${VARIABLE} to the full address at which the service reaches n8n, for example https://n8n.example.com/, and restart n8n: ${CHECKLIST} . Nothing was registered at the service.`,
+		);
+		expect(failure.description).toBe(`n8n puts the webhook URL setting, as it is, before /webhook/ in every webhook URL. See ${DOCS}`);
+		expect(simulator.requests).toEqual([]);
+		expect(simulator.state.webhookModules.size).toBe(0);
+	});
+
+	it.each([
+		['a name and a port without a scheme', 'n8n.example.com:443/webhook'],
+		['an address without a scheme', '203.0.113.7:5678/webhook'],
+		['another scheme', 'ftp://n8n.example.com/webhook'],
+		['a path alone', '/webhook'],
+	])('%s (%s): refused, whatever the Base URL (here the service on this machine), and the simulator holds no module', async (_label, webhookBaseUrl) => {
+		const trigger = new TriggerHarness(EVENTS, localService(), webhookBaseUrl);
+		const failure = await failureOf(trigger.activate());
+		expect(failure.message).toMatch(/^The service cannot reach n8n's webhook URL .*: it is not an http:\/\/ or https:\/\/ address/);
+		expect(simulator.requests).toEqual([]);
+		expect(simulator.state.webhookModules.size).toBe(0);
+	});
+
+	it('"Listen for test event" with a test URL without its scheme: refused by checkExists and create', async () => {
+		const trigger = new TriggerHarness(EVENTS, localService());
+		const context = hookContext(trigger, localService(), {
+			isTest: true,
+			webhookBaseUrl: 'https://n8n.example.com/webhook',
+			webhookTestBaseUrl: 'n8n.example.com/webhook-test',
+		});
+		const hooks = trigger.nodeType.webhookMethods.default;
+		expect((await failureOf(hooks.checkExists.call(context))).message).toContain(`webhook URL n8n.example.com/webhook-test/${WEBHOOK_ID}/webhook: it is not an http:// or https:// address`);
+		await failureOf(hooks.create.call(context));
+		expect(simulator.requests).toEqual([]);
+	});
+});
+
+describe('what may keep the service from n8n is registered, with one warning for n8n\'s log', () => {
 	const contextFor = (baseUrl: string, webhookBaseUrl: string) => {
 		const credentials = { baseUrl, apiKey: DEMO.apiKey };
 		return hookContext(new TriggerHarness(EVENTS, credentials), credentials, {
@@ -226,19 +271,65 @@ describe('a plain http webhook URL against an https Base URL', () => {
 			webhookTestBaseUrl: `${webhookBaseUrl}-test`,
 		});
 	};
+	const advice = `If that is not the https address at which the service reaches n8n, set ${VARIABLE} to it, restart n8n and activate again: ${CHECKLIST} . Modules registered with this URL stay at the service.`;
+	const warningOf = async (baseUrl: string, webhookBaseUrl: string) => (await checkWebhookReach.call(contextFor(baseUrl, webhookBaseUrl))).warning;
 
-	it('passes the check, with a warning in n8n\'s log that deliveries and their secret header travel unencrypted', async () => {
-		const context = contextFor('https://api.example.com', 'http://n8n.example.com:5678/webhook');
-		expect(await checkWebhookReach.call(context)).toEqual({
-			warning: `Campaign Calling Trigger: n8n's webhook URL http://n8n.example.com:5678/webhook/${WEBHOOK_ID}/webhook is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted. Set N8N_WEBHOOK_URL (WEBHOOK_URL on n8n 1.x) to an https address: ${DOCS}`,
-		});
+	it('plain http against an https Base URL: the deliveries and their secret header travel unencrypted', async () => {
+		expect(await warningOf('https://api.example.com', 'http://n8n.example.com/webhook')).toBe(
+			`Campaign Calling Trigger: n8n's webhook URL http://n8n.example.com/webhook/${WEBHOOK_ID}/webhook is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted. ${advice}`,
+		);
+	});
+
+	it('plain http on a public host, against an http Base URL too: the deliveries cross the internet unencrypted', async () => {
+		expect(await warningOf('http://api.example.com', 'http://n8n.example.com/webhook')).toBe(
+			`Campaign Calling Trigger: n8n's webhook URL http://n8n.example.com/webhook/${WEBHOOK_ID}/webhook is plain http on a public host: the deliveries, with this trigger's secret header, cross the internet unencrypted. ${advice}`,
+		);
+	});
+
+	it('port 5678 on a public host (a URL n8n built from N8N_HOST and N8N_PORT), with plain http: both in one line', async () => {
+		expect(await warningOf('https://api.example.com', 'http://n8n.example.com:5678/webhook')).toBe(
+			`Campaign Calling Trigger: n8n's webhook URL http://n8n.example.com:5678/webhook/${WEBHOOK_ID}/webhook is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted; it names port 5678, n8n's own listen port by default, on a public host: n8n builds such a URL from N8N_HOST and N8N_PORT, and a reverse proxy in front of n8n usually serves another (443). ${advice}`,
+		);
+		expect(await warningOf('https://api.example.com', 'https://203.0.113.7:5678/webhook')).toMatch(/^Campaign Calling Trigger: n8n's webhook URL https:\/\/203\.0\.113\.7:5678\/\S+ names port 5678, n8n's own listen port by default, on a public host: /);
 	});
 
 	it.each([
-		['https against https', 'https://api.example.com', 'https://n8n.example.com/webhook'],
-		['http against http', `http://${SERVICE_NAME}`, 'http://n8n.example.com/webhook'],
-		['https against http', `http://${SERVICE_NAME}`, 'https://n8n.example.com/webhook'],
+		['a private IPv4 address', 'https://10.1.2.3/webhook', '10.1.2.3'],
+		['an IPv4-mapped private address', 'https://[::ffff:192.168.1.10]/webhook', '[::ffff:c0a8:10a]'],
+		['a shared address (100.64/10)', 'https://100.64.0.1/webhook', '100.64.0.1'],
+		['an IPv6 unique local address', 'https://[fd12:3456::1]/webhook', '[fd12:3456::1]'],
+		['an IPv6 link-local address', 'https://[fe80::1]/webhook', '[fe80::1]'],
+		['a name of one label', 'https://n8n/webhook', 'n8n'],
+		['a .internal name', 'https://n8n.internal/webhook', 'n8n.internal'],
+		['a .home.arpa name', 'https://n8n.home.arpa/webhook', 'n8n.home.arpa'],
+	])('%s while the service is public: the service reaches it only if it shares that network', async (_label, webhookBaseUrl, host) => {
+		expect(await warningOf('https://api.example.com', webhookBaseUrl)).toBe(
+			`Campaign Calling Trigger: n8n's webhook URL ${webhookBaseUrl}/${WEBHOOK_ID}/webhook is on a local network (${host}) while the service (api.example.com) is not: the service reaches it only if it shares that network. ${advice}`,
+		);
+	});
+
+	it.each([
+		['https on a public host, against https', 'https://api.example.com', 'https://n8n.example.com/webhook'],
+		['https on a public host with another port', 'https://api.example.com', 'https://n8n.example.com:8443/webhook'],
+		['https on a public host, against http', 'http://api.example.com', 'https://n8n.example.com/webhook'],
+		['plain http on a private host, against http on a private host', 'http://10.0.0.2:4010', 'http://10.0.0.1:5678/webhook'],
+		['a private host against a private Base URL', 'https://api.internal', 'https://192.168.1.10/webhook'],
+		['port 5678 on a private host', 'http://10.0.0.2', 'http://n8n.lan:5678/webhook'],
+		['both on loopback (the demo)', 'http://127.0.0.1:4010', 'http://localhost:5678/webhook'],
+		['IPv6 outside the local ranges', 'https://api.example.com', 'https://[2001:db8::1]/webhook'],
+		['an address just outside 172.16/12', 'https://api.example.com', 'https://172.32.0.1/webhook'],
+		['an address just outside 100.64/10', 'https://api.example.com', 'https://100.128.0.1/webhook'],
+		['an IPv6 address that starts like fc00::/7 but is not in it', 'https://api.example.com', 'https://[fc::1]/webhook'],
 	])('%s: no warning', async (_label, baseUrl, webhookBaseUrl) => {
 		expect(await checkWebhookReach.call(contextFor(baseUrl, webhookBaseUrl))).toEqual({});
+	});
+});
+
+describe('the checklist the refusals and warnings link to', () => {
+	it('is the "Behind a reverse proxy" section of docs/installation.md, in the repository package.json names', () => {
+		const root = join(__dirname, '../../..');
+		const repository = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { repository: { url: string } }).repository.url;
+		expect(CHECKLIST).toBe(`${repository.replace(/^git\+/, '').replace(/\.git$/, '')}/blob/main/docs/installation.md#behind-a-reverse-proxy`);
+		expect(readFileSync(join(root, 'docs/installation.md'), 'utf8')).toMatch(/^## Behind a reverse proxy$/m);
 	});
 });

@@ -81,7 +81,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. +14155550123',
 		description: 'The number to call, with its country code. Spaces, dashes, dots and brackets are fine: the service stores the number in international form (+ and country code).',
-		hint: 'Include the country code (+1, +44, ...) unless the number is a 10-digit US number',
+		hint: 'Include the country code (+1, +44, ...): the number is sent as typed, and the service shows no default country',
 		displayOptions: { show: { inputMode: ['fields'] } },
 	},
 	{

@@ -22,7 +22,7 @@ const SIMPLIFIED_CONTACT_FIELDS = [
 const LEADING_FIELDS = ['id', 'firstname', 'lastname', 'status'] as const;
 
 const contactIdHint =
-	'Use the id of a contact, mapped from an earlier step such as Add to Campaign\'s output or a trigger event that carries it.';
+	'Use the id of a contact, mapped from an earlier step that holds one: a trigger event or Add to Campaign\'s output, where your service includes it (its interface promises an id in neither).';
 
 const properties: INodeProperties[] = [
 	{
@@ -33,7 +33,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. 9b2e7c1d-3a4f-4b5c-8d6e-7f8091a2b3c4',
 		description: 'The ID of the contact to read, with the outcome of its last call',
-		hint: 'The service has no contact listing to pick from: map the ID from an earlier step, such as Add to Campaign\'s output or a trigger event that carries it',
+		hint: 'The service has no contact listing to pick from: map the ID from an earlier step that holds one, such as a trigger event or Add to Campaign\'s output where your service includes it (its interface promises neither)',
 	},
 	simplifyProperty(SIMPLIFIED_CONTACT_FIELDS),
 ];

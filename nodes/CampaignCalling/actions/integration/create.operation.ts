@@ -17,7 +17,9 @@ const properties: INodeProperties[] = [
 		options: INTEGRATION_TYPES,
 		description: 'The outside system the service connects to',
 	},
-	...deliveryProperties('The address the service sends campaign data to, starting with https:// or http://'),
+	...deliveryProperties(
+		'Where the service sends this integration\'s requests: an address of the outside system that accepts them, such as an inbound webhook or API endpoint of your Salesforce or HubSpot account. Integration Type names the system; the service also needs the address. Starts with https:// or http://. What the service sends there is not shown in its interface: see your provider\'s documentation.',
+	),
 ];
 
 interface PreparedIntegration {

@@ -14,6 +14,8 @@ export const requestOptionsProperty: INodeProperties = {
 	type: 'collection',
 	placeholder: 'Add Request Option',
 	default: {},
+	description:
+		'How n8n sends this node\'s requests to the service. Not to be confused with a module\'s Options → Timeout and Retry Limit (Create Integration, Create Webhook Module), which the service applies to its own deliveries.',
 	options: [
 		{
 			displayName: 'Max Retries',
@@ -22,7 +24,7 @@ export const requestOptionsProperty: INodeProperties = {
 			typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
 			default: 3,
 			description:
-				'How often a read (Get) is repeated after a temporary failure (HTTP 5xx, 429, dropped connection), waiting longer each time. Writes are repeated only when the service was never reached. 0 turns retries off.',
+				'How often n8n repeats a read (Get) after a temporary failure (HTTP 5xx, 429, dropped connection), waiting longer each time. Writes are repeated only when the service was never reached. 0 turns retries off.',
 		},
 		{
 			displayName: 'Timeout (Seconds)',
@@ -30,7 +32,7 @@ export const requestOptionsProperty: INodeProperties = {
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: MAX_TIMEOUT_SECONDS },
 			default: 60,
-			description: 'How long to wait for the service to answer one request',
+			description: 'How long n8n waits for the service to answer each request of this node',
 		},
 	],
 };

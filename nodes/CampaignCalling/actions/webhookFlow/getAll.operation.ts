@@ -27,7 +27,8 @@ const properties: INodeProperties[] = [
 		name: 'workspaceId',
 		type: 'string',
 		default: 'default',
-		description: 'The workspace whose webhook flows to list. Most companies have only the workspace "default".',
+		description: 'The workspace whose webhook flows to list, by its identifier, which is a name (not a UUID). The service\'s own default is "default", the only workspace most companies have.',
+		hint: 'A name such as default, not a UUID',
 	},
 	{
 		displayName: 'Return All',
