@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { credentialBaseUrl } from '../shared/transport';
 import { parseHttpUrl } from '../shared/validation';
+import { triggerLogPrefix } from './parameters';
 
 const WEBHOOK_URL_DOCS = 'https://docs.n8n.io/hosting/configuration/configuration-examples/webhook-url/';
 /** docs/installation.md, "Behind a reverse proxy": the variable per n8n version, the proxy's headers and paths, Docker. */
@@ -106,6 +107,6 @@ export async function checkWebhookReach(this: IHookFunctions): Promise<{ refusal
 	}
 	if (findings.length === 0) return {};
 	return {
-		warning: `Campaign Calling Trigger: n8n's webhook URL ${webhookUrl} ${findings.join('; it ')}. If that is not the https address at which the service reaches n8n, set ${VARIABLE} to it, restart n8n and activate again: ${CHECKLIST} . Modules registered with this URL stay at the service.`,
+		warning: `${triggerLogPrefix.call(this)} n8n's webhook URL ${webhookUrl} ${findings.join('; it ')}. If that is not the https address at which the service reaches n8n, set ${VARIABLE} to it, restart n8n and activate again: ${CHECKLIST} . Modules registered with this URL stay at the service.`,
 	};
 }

@@ -239,7 +239,7 @@ describe('activation with a webhook URL the service cannot reach (loopback, the 
 			expect(warnings).not.toHaveBeenCalled();
 			await expect(trigger.create()).rejects.toThrow(/^Registering the webhook module for call.ended failed: the TLS connection/);
 			expect(warnings.mock.calls.map(([message]) => message as string)).toEqual([
-				expect.stringMatching(/^Campaign Calling Trigger: n8n's webhook URL http:\/\/n8n\.example\.com\/webhook\/.* is plain http while the service is reached over https/),
+				expect.stringMatching(/^Campaign Calling Trigger "Campaign Calling Trigger": n8n's webhook URL http:\/\/n8n\.example\.com\/webhook\/.* is plain http while the service is reached over https/),
 			]);
 			expect(lookups.names).toEqual([REMOTE_SERVICE_NAME]);
 		} finally {

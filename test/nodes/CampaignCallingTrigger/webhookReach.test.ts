@@ -276,21 +276,21 @@ describe('what may keep the service from n8n is registered, with one warning for
 
 	it('plain http against an https Base URL: the deliveries and their secret header travel unencrypted', async () => {
 		expect(await warningOf('https://api.example.com', 'http://n8n.example.com/webhook')).toBe(
-			`Campaign Calling Trigger: n8n's webhook URL http://n8n.example.com/webhook/${WEBHOOK_ID}/webhook is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted. ${advice}`,
+			`Campaign Calling Trigger "Campaign Calling Trigger": n8n's webhook URL http://n8n.example.com/webhook/${WEBHOOK_ID}/webhook is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted. ${advice}`,
 		);
 	});
 
 	it('plain http on a public host, against an http Base URL too: the deliveries cross the internet unencrypted', async () => {
 		expect(await warningOf('http://api.example.com', 'http://n8n.example.com/webhook')).toBe(
-			`Campaign Calling Trigger: n8n's webhook URL http://n8n.example.com/webhook/${WEBHOOK_ID}/webhook is plain http on a public host: the deliveries, with this trigger's secret header, cross the internet unencrypted. ${advice}`,
+			`Campaign Calling Trigger "Campaign Calling Trigger": n8n's webhook URL http://n8n.example.com/webhook/${WEBHOOK_ID}/webhook is plain http on a public host: the deliveries, with this trigger's secret header, cross the internet unencrypted. ${advice}`,
 		);
 	});
 
 	it('port 5678 on a public host (a URL n8n built from N8N_HOST and N8N_PORT), with plain http: both in one line', async () => {
 		expect(await warningOf('https://api.example.com', 'http://n8n.example.com:5678/webhook')).toBe(
-			`Campaign Calling Trigger: n8n's webhook URL http://n8n.example.com:5678/webhook/${WEBHOOK_ID}/webhook is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted; it names port 5678, n8n's own listen port by default, on a public host: n8n builds such a URL from N8N_HOST and N8N_PORT, and a reverse proxy in front of n8n usually serves another (443). ${advice}`,
+			`Campaign Calling Trigger "Campaign Calling Trigger": n8n's webhook URL http://n8n.example.com:5678/webhook/${WEBHOOK_ID}/webhook is plain http while the service is reached over https: its deliveries, with this trigger's secret header, travel unencrypted; it names port 5678, n8n's own listen port by default, on a public host: n8n builds such a URL from N8N_HOST and N8N_PORT, and a reverse proxy in front of n8n usually serves another (443). ${advice}`,
 		);
-		expect(await warningOf('https://api.example.com', 'https://203.0.113.7:5678/webhook')).toMatch(/^Campaign Calling Trigger: n8n's webhook URL https:\/\/203\.0\.113\.7:5678\/\S+ names port 5678, n8n's own listen port by default, on a public host: /);
+		expect(await warningOf('https://api.example.com', 'https://203.0.113.7:5678/webhook')).toMatch(/^Campaign Calling Trigger "Campaign Calling Trigger": n8n's webhook URL https:\/\/203\.0\.113\.7:5678\/\S+ names port 5678, n8n's own listen port by default, on a public host: /);
 	});
 
 	it.each([
@@ -304,7 +304,7 @@ describe('what may keep the service from n8n is registered, with one warning for
 		['a .home.arpa name', 'https://n8n.home.arpa/webhook', 'n8n.home.arpa'],
 	])('%s while the service is public: the service reaches it only if it shares that network', async (_label, webhookBaseUrl, host) => {
 		expect(await warningOf('https://api.example.com', webhookBaseUrl)).toBe(
-			`Campaign Calling Trigger: n8n's webhook URL ${webhookBaseUrl}/${WEBHOOK_ID}/webhook is on a local network (${host}) while the service (api.example.com) is not: the service reaches it only if it shares that network. ${advice}`,
+			`Campaign Calling Trigger "Campaign Calling Trigger": n8n's webhook URL ${webhookBaseUrl}/${WEBHOOK_ID}/webhook is on a local network (${host}) while the service (api.example.com) is not: the service reaches it only if it shares that network. ${advice}`,
 		);
 	});
 
