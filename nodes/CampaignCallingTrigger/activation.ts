@@ -81,13 +81,11 @@ export async function registerModules(this: IHookFunctions): Promise<boolean> {
 }
 
 export async function keepModules(this: IHookFunctions): Promise<boolean> {
-	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	// After a failed create() n8n calls this on a fresh copy of static data and saves it: the
 	// modules registered before the failure are put back here, and so kept.
-	const records = putBackModuleRecords.call(this, thisTriggerKey.call(this));
-	const kept = Object.values(records).filter((record) => record.url === webhookUrl);
-	// The service shows no endpoint to list or delete modules: they stay registered and the
-	// record of them stays here, so the next activation reuses them instead of adding more.
+	const kept = Object.values(putBackModuleRecords.call(this, thisTriggerKey.call(this)));
+	// The service shows no endpoint to list or delete modules: every one registered stays, for any
+	// URL or account, and the record of them stays here, so the next activation reuses what still serves.
 	this.logger.info(
 		`${triggerLogPrefix.call(this)} ${kept.length} webhook module(s) remain registered at the service for this node${kept.length > 0 ? ` (${kept.map(moduleName).join(', ')})` : ''}; the next activation reuses those that still serve.`,
 	);

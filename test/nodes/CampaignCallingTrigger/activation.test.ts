@@ -158,6 +158,20 @@ describe('what activation and deactivation tell n8n\'s log', () => {
 		]);
 	});
 
+	it('deactivation names every module the node registered, those for an earlier webhook URL too: the service keeps them all', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		await trigger.activate();
+		const [old] = modulesFor(simulator, trigger.webhookUrl);
+		trigger.setWebhookBaseUrl('http://localhost:5678/webhook');
+		await trigger.activate();
+		const [current] = modulesFor(simulator, trigger.webhookUrl);
+		logged.mockClear();
+		await trigger.delete();
+		expect(messages()).toEqual([
+			`Campaign Calling Trigger "Campaign Calling Trigger": 2 webhook module(s) remain registered at the service for this node (${old.id}, ${current.id}); the next activation reuses those that still serve.`,
+		]);
+	});
+
 	it('a module whose answer carries no id is recorded and named as such', async () => {
 		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
 		// The interface shows an id in the module's record, but a service that leaves it out must still work.
