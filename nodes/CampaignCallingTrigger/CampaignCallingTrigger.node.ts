@@ -110,7 +110,7 @@ export class CampaignCallingTrigger implements INodeType {
 					},
 					...deliveryLimitProperties.map((property) => ({
 						...property,
-						description: `${property.description}. A change applies on the next activation, which registers new modules; the service keeps the earlier ones, whose deliveries this trigger then refuses.`,
+						description: `${property.description?.replace(/\.$/, '')}. A change applies on the next activation, which registers new modules; the service keeps the earlier ones, whose deliveries this trigger accepts while their retries last, then refuses.`,
 					})),
 				],
 			},

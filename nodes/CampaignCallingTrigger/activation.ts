@@ -2,17 +2,26 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 
 import { createWebhookModule } from '../shared/service';
 import { EVENT_HEADER, SECRET_HEADER } from './delivery';
-import { deliveryLimits, repeatKeyPath, selectedEvents, thisTriggerKey } from './parameters';
-import { hasSettings, newSecret, rememberRegistration, putBackModuleRecords, secretVerifier } from './registrations';
+import { deliveryLimits, repeatKeyPath, selectedEvents, thisTriggerKey, triggerLogPrefix } from './parameters';
+import {
+	currentAccount,
+	currentModule,
+	moduleName,
+	newSecret,
+	putBackModuleRecords,
+	rememberRegistration,
+	secretVerifier,
+	serves,
+} from './registrations';
 import { checkWebhookReach } from './webhookReach';
 
 /**
  * Activation: one webhook module per selected event, registered at the service with this node's
  * webhook URL and a secret header. The service offers no way to change or delete a module, so a
- * module is reused for as long as its delivery settings (Timeout, Retry Limit) are the chosen ones;
- * when they change, a new module is registered and the old one's secret is no longer accepted.
- * Both hooks first refuse a webhook URL the service cannot reach (webhookReach.ts): such a module
- * would stay registered for good and never deliver.
+ * module is reused while it was registered for this webhook URL, at this credential's account, with
+ * the chosen Timeout and Retry Limit; any change registers a new one (registrations.ts judges the
+ * old one's deliveries). Both hooks first refuse a webhook URL the service cannot reach
+ * (webhookReach.ts): such a module would stay registered for good and never deliver.
  */
 export async function modulesExist(this: IHookFunctions): Promise<boolean> {
 	const { refusal } = await checkWebhookReach.call(this);
@@ -22,8 +31,9 @@ export async function modulesExist(this: IHookFunctions): Promise<boolean> {
 	const limits = deliveryLimits.call(this);
 	// Checked here so a bad Repeat Key fails activation instead of every delivery.
 	repeatKeyPath.call(this, this.getNodeParameter('options', {}) as IDataObject);
-	const modules = putBackModuleRecords(this.getWorkflowStaticData('node'), thisTriggerKey.call(this))[webhookUrl] ?? {};
-	return events.every((event) => hasSettings(modules[event], limits));
+	const records = putBackModuleRecords.call(this, thisTriggerKey.call(this));
+	const account = await currentAccount.call(this);
+	return events.every((event) => serves(currentModule(records, webhookUrl, event), limits, account));
 }
 
 export async function registerModules(this: IHookFunctions): Promise<boolean> {
@@ -33,30 +43,39 @@ export async function registerModules(this: IHookFunctions): Promise<boolean> {
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	const events = selectedEvents.call(this);
 	const limits = deliveryLimits.call(this);
-	const staticData = this.getWorkflowStaticData('node');
 	const trigger = thisTriggerKey.call(this);
-	const records = putBackModuleRecords(staticData, trigger);
+	const records = putBackModuleRecords.call(this, trigger);
+	const account = await currentAccount.call(this);
 
-	// A new secret for the modules registered now; only the service knows earlier ones.
-	const secret = newSecret();
-	const record = { verifier: secretVerifier(secret), ...limits };
 	for (const event of events) {
-		const registered = records[webhookUrl]?.[event];
-		if (hasSettings(registered, limits)) continue;
-		await createWebhookModule.call(this, event, {
+		if (serves(currentModule(records, webhookUrl, event), limits, account)) continue;
+		// A secret per module: only the service knows it; a delivery names its module by it.
+		const secret = newSecret();
+		const created = await createWebhookModule.call(this, event, {
 			method: 'POST',
 			url: webhookUrl,
 			headers: { [SECRET_HEADER]: secret, [EVENT_HEADER]: event },
 			...limits,
+		}, {
+			operation: `Registering the webhook module for ${event}`,
+			// A module the service created without answering never delivers here: its secret was not recorded.
+			checkBeforeRepeating: 'If the service created the module all the same, its deliveries are refused, since this trigger never learnt its secret; activating again registers a new one.',
 		});
-		if (registered !== undefined) {
-			this.logger.info(
-				`Campaign Calling Trigger: registered a new webhook module for ${event} with Timeout ${limits.timeout} and Retry Limit ${limits.retryLimit}; the service keeps the earlier module, whose deliveries this node now refuses.`,
-			);
-		}
+		const record = {
+			url: webhookUrl,
+			event,
+			verifier: secretVerifier(secret),
+			...limits,
+			account: account.fingerprint(),
+			registeredAt: Date.now(),
+			...(typeof created.id === 'string' || typeof created.id === 'number' ? { moduleId: String(created.id) } : {}),
+		};
 		// Remembered outside static data at once: n8n saves static data only after activation, and may drop it.
-		rememberRegistration(trigger, webhookUrl, event, record);
-		putBackModuleRecords(staticData, trigger);
+		rememberRegistration(trigger, record);
+		putBackModuleRecords.call(this, trigger);
+		this.logger.info(
+			`${triggerLogPrefix.call(this)} registered webhook module ${moduleName(record)} for ${event} (Timeout ${limits.timeout} s, Retry Limit ${limits.retryLimit}).`,
+		);
 	}
 	return true;
 }
@@ -65,12 +84,12 @@ export async function keepModules(this: IHookFunctions): Promise<boolean> {
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	// After a failed create() n8n calls this on a fresh copy of static data and saves it: the
 	// modules registered before the failure are put back here, and so kept.
-	const records = putBackModuleRecords(this.getWorkflowStaticData('node'), thisTriggerKey.call(this));
-	const kept = Object.keys(records[webhookUrl] ?? {}).length;
+	const records = putBackModuleRecords.call(this, thisTriggerKey.call(this));
+	const kept = Object.values(records).filter((record) => record.url === webhookUrl);
 	// The service shows no endpoint to list or delete modules: they stay registered and the
 	// record of them stays here, so the next activation reuses them instead of adding more.
 	this.logger.info(
-		`Campaign Calling Trigger: ${kept} webhook module(s) remain registered at the service for this node; they will be reused on the next activation.`,
+		`${triggerLogPrefix.call(this)} ${kept.length} webhook module(s) remain registered at the service for this node${kept.length > 0 ? ` (${kept.map(moduleName).join(', ')})` : ''}; the next activation reuses those that still serve.`,
 	);
 	return true;
 }

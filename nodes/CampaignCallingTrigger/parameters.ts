@@ -19,6 +19,11 @@ export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecu
 	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 }
 
+/** How the trigger's log lines begin: the node by name, as the user sees it on the canvas. */
+export function triggerLogPrefix(this: IHookFunctions | IWebhookFunctions): string {
+	return `Campaign Calling Trigger "${this.getNode().name}":`;
+}
+
 export function deliveryLimits(this: IHookFunctions): { timeout: number; retryLimit: number } {
 	const options = this.getNodeParameter('options', {}) as IDataObject;
 	try {

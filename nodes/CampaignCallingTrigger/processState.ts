@@ -11,24 +11,31 @@
  * | `recordedKeys` | keys an execution recorded as new and answered 2xx | 10 min; 5,000 per trigger, 50,000 in all | a repeat is answered without an execution |
  * | `inFlightEvents` | events handed to n8n whose delivery is not answered yet | the sender's window plus a minute; 50,000 | a retry waits for that answer instead of queueing an execution (inFlight.ts) |
  * | `storeQueues` | the trigger's store update running now | until it ends | one trigger's store updates run one at a time (repeats.ts) |
+ * | `noticesGiven` | log lines given about a module or URL | while n8n runs (50,000) | a refusal is logged once, not per delivery |
  */
 
 import { BoundedMap } from './boundedMap';
 
 /**
- * A webhook module this trigger registered: the SHA-256 of the secret it sends (the secret is kept
- * nowhere in n8n: n8n 1.x copies static data into every saved execution) and its delivery settings.
- * The service can neither list nor delete modules, so these records alone keep a later activation
- * from registering an event again and tell a module's deliveries from forgeries.
+ * A webhook module this trigger registered. The secret it sends is kept nowhere in n8n (n8n 1.x copies
+ * static data into every saved execution): only its SHA-256 (`verifier`). The service can neither list
+ * nor delete modules, so these records alone tell which module delivers for what: its webhook URL and
+ * event, its delivery settings, the account it was registered at (`account`: a salt and a keyed
+ * fingerprint of the credential's Base URL and key, registrations.ts), when, and the id the service gave it.
  */
 export interface ModuleRecord {
+	url: string;
+	event: string;
 	verifier: string;
 	timeout: number;
 	retryLimit: number;
+	account: string;
+	registeredAt: number;
+	moduleId?: string;
 }
 
-/** Per webhook URL (production and test URLs differ): event type → the module registered for it. */
-export type ModuleRecords = Record<string, Record<string, ModuleRecord>>;
+/** A trigger's modules by verifier: a module registered anew is a record beside the one it replaces. */
+export type ModuleRecords = Record<string, ModuleRecord>;
 
 /** Far more trigger nodes than one n8n process runs; only bounds what deleted workflows leave. */
 const MAX_TRIGGERS = 10_000;
@@ -37,7 +44,7 @@ const MAX_TRIGGERS = 10_000;
  * Modules this process registered, written the moment the service confirms each, as static data lags:
  * n8n saves it only after every create() of the activation returned (`ActiveWorkflowManager.addWebhooks`)
  * while the webhook's route is already live, and after a failed create() n8n 1.x calls delete() on a
- * copy freshly loaded from the database. The newest record for its URL and event, so it wins.
+ * copy freshly loaded from the database.
  */
 export const registeredHere = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
 
@@ -136,3 +143,6 @@ export const inFlightEvents = new BoundedMap<string, InFlightEvent>(MAX_CACHED_K
 
 /** Runs one trigger's store updates one after another: an entry lives only while its trigger's updates run, so it needs no bound. */
 export const storeQueues = new Map<string, Promise<unknown>>();
+
+/** Log lines given in this process (a module's refusal, a URL's advice), so each is logged once. */
+export const noticesGiven = new BoundedMap<string, true>(MAX_CACHED_KEYS);

@@ -5,10 +5,10 @@ import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
 import { EVENT_HEADER, HANDOVER_FIELD, deliveringModule, parseDelivery, readHandover, withoutSecret } from './delivery';
 import type { Handover } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
-import { ignoresRepeats, repeatKeyPath, selectedEvents, thisTriggerKey } from './parameters';
-import { currentModuleRecords } from './registrations';
+import { ignoresRepeats, repeatKeyPath, selectedEvents, thisTriggerKey, triggerLogPrefix } from './parameters';
+import { currentAccount, currentModuleRecords, judgeDelivery } from './registrations';
 import { keySources } from './exactNumbers';
-import { REMEMBERED_KEYS } from './processState';
+import { REMEMBERED_KEYS, noticesGiven } from './processState';
 import { STORE_SETTLE_MS, checkAndRecordKeys, repeatKeyHash } from './repeats';
 
 /**
@@ -22,11 +22,21 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const response = this.getResponseObject();
 	const trigger = thisTriggerKey.call(this);
 
-	const sender = deliveringModule(currentModuleRecords(this.getWorkflowStaticData('node'), trigger), request.headers);
-	if (sender === undefined) {
+	const unauthorized = (): IWebhookResponseData => {
 		response.status(401).json({ status: 'error', message: 'Unauthorized' });
 		return { noWebhookResponse: true };
+	};
+	const records = currentModuleRecords.call(this, trigger);
+	const sender = deliveringModule(records, request.headers);
+	if (sender === undefined) return unauthorized();
+	// A test delivery's URL is not the production URL this context gives: only production ones are judged by URL.
+	const currentUrl = this.getMode() === 'manual' ? undefined : this.getNodeWebhookUrl('default');
+	const verdict = judgeDelivery(records, sender, await currentAccount.call(this), currentUrl);
+	if (!verdict.accepted) {
+		noticeOnce.call(this, `${trigger}\nrefused\n${sender.verifier}`, verdict.reason);
+		return unauthorized();
 	}
+	if (verdict.advice) noticeOnce.call(this, `${trigger}\nearlier URL\n${currentUrl}`, verdict.advice);
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
 	const delivery = parseDelivery(request);
@@ -73,6 +83,13 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	return { workflowData: [items] };
 }
 
+/** Logs a warning the first time this process meets `topic`, not at every delivery. */
+function noticeOnce(this: IWebhookFunctions, topic: string, text: string): void {
+	if (noticesGiven.get(topic) !== undefined) return;
+	noticesGiven.set(topic, true);
+	this.logger.warn(`${triggerLogPrefix.call(this)} ${text}`);
+}
+
 /**
  * execute(): runs as the execution's first node, so the execution exists by now. With Ignore
  * Repeats, records the events in n8n's deduplication store (in its database, shared by every n8n
@@ -86,7 +103,8 @@ export async function answerDelivery(this: IExecuteFunctions): Promise<INodeExec
 
 	let repeats = items.map(() => false);
 	if (checkRepeats) {
-		const storeOptions = { mode: 'entries' as const, maxEntries: REMEMBERED_KEYS };
+		// Two entries per event: its key and the companion naming this execution (repeats.ts).
+		const storeOptions = { mode: 'entries' as const, maxEntries: 2 * REMEMBERED_KEYS };
 		const store = {
 			record: async (hashes: string[]) => await this.helpers.checkProcessedAndRecord(hashes, 'node', storeOptions),
 			remove: async (hashes: string[]) => await this.helpers.removeProcessed(hashes, 'node', storeOptions),
@@ -98,7 +116,8 @@ export async function answerDelivery(this: IExecuteFunctions): Promise<INodeExec
 		const cancelled = () => this.getExecutionCancelSignal()?.aborted === true;
 		let checked: boolean[] | undefined;
 		try {
-			checked = await checkAndRecordKeys(store, thisTriggerKey.call(this), handovers.map((handover) => handover?.key), cancelled);
+			const keys = handovers.map((handover) => handover?.key);
+			checked = await checkAndRecordKeys(store, thisTriggerKey.call(this), this.getExecutionId(), keys, cancelled);
 		} catch (error) {
 			throw new NodeOperationError(this.getNode(), error as Error, {
 				description: "n8n could not record the event in its deduplication store, so n8n answers the delivery 500 and the service sends the event again.",

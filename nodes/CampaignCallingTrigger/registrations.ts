@@ -1,13 +1,14 @@
 import { createHash, timingSafeEqual } from 'crypto';
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { randomString } from 'n8n-workflow';
 
+import { credentialAccount } from '../shared/transport';
 import { isPlainObject } from '../shared/validation';
-import { readFromStore, registeredHere } from './processState';
+import { inFlightLifetimeMs, readFromStore, registeredHere } from './processState';
 import type { ModuleRecord, ModuleRecords } from './processState';
 
-/** Where in the node's static data the module records (processState.ts, ModuleRecord) live. */
-const MODULES = 'modules';
+/** Records kept per trigger, the newest: every current module and the ones they replaced lately. */
+const MAX_RECORDS = 100;
 
 /** 64 characters from a 62-letter alphabet: about 381 bits from the platform's secure generator. */
 export function newSecret(): string {
@@ -19,88 +20,152 @@ export function secretVerifier(secret: string): string {
 	return createHash('sha256').update(secret).digest('base64url');
 }
 
-/** Whether a module registered with `record` delivers with these settings; a change needs a new module. */
-export function hasSettings(record: ModuleRecord | undefined, settings: { timeout: number; retryLimit: number }): boolean {
-	return record !== undefined && record.timeout === settings.timeout && record.retryLimit === settings.retryLimit;
+/** The account the node's credential reaches now: a new fingerprint to store, and a check of stored ones. */
+export interface Account {
+	fingerprint: () => string;
+	owns: (stored: string) => boolean;
 }
 
-function readModuleRecords(staticData: IDataObject): ModuleRecords {
-	const records: ModuleRecords = {};
-	for (const [url, modules] of objectEntries(staticData[MODULES])) {
-		for (const [event, record] of objectEntries(modules)) {
-			if (isModuleRecord(record)) {
-				(records[url] ??= {})[event] = { verifier: record.verifier, timeout: record.timeout, retryLimit: record.retryLimit };
-			}
-		}
+export async function currentAccount(this: IHookFunctions | IWebhookFunctions): Promise<Account> {
+	const keyed = await credentialAccount(this);
+	return {
+		fingerprint: () => {
+			const salt = randomString(16);
+			return `${salt}.${keyed(salt)}`;
+		},
+		owns: (stored) => {
+			const split = stored.indexOf('.');
+			return split > 0 && stored.slice(split + 1) === keyed(stored.slice(0, split));
+		},
+	};
+}
+
+/**
+ * The trigger's records live in the workflow's global static data under its node id: n8n keys node
+ * static data by node name, so a renamed node would find none and register its events again.
+ */
+function storeKey(this: IHookFunctions | IWebhookFunctions): string {
+	return `campaignCallingTrigger:${this.getNode().id}`;
+}
+
+function storedRecords(this: IHookFunctions | IWebhookFunctions): unknown {
+	const stored = this.getWorkflowStaticData('global')[storeKey.call(this)];
+	return isPlainObject(stored) ? stored.modules : undefined;
+}
+
+/** The module `url` gets for `event` now: the newest registered for both, or undefined. */
+export function currentModule(records: ModuleRecords, url: string, event: string): ModuleRecord | undefined {
+	let newest: ModuleRecord | undefined;
+	for (const record of Object.values(records)) {
+		if (record.url === url && record.event === event && (newest === undefined || record.registeredAt > newest.registeredAt)) newest = record;
 	}
-	return records;
+	return newest;
 }
 
-function writeModuleRecords(staticData: IDataObject, records: ModuleRecords): void {
-	staticData[MODULES] = structuredClone(records) as unknown as IDataObject;
+/** Whether `record` still serves: same account, same delivery settings; any change needs a new module. */
+export function serves(record: ModuleRecord | undefined, settings: { timeout: number; retryLimit: number }, account: Account): boolean {
+	return record !== undefined && record.timeout === settings.timeout && record.retryLimit === settings.retryLimit && account.owns(record.account);
 }
 
-/** The record whose secret `presented` is, if any: its settings tell how the service retries its deliveries. */
+/** The record whose secret `presented` is, if any. */
 export function moduleWithSecret(records: ModuleRecords, presented: string): ModuleRecord | undefined {
 	const verifier = Buffer.from(secretVerifier(presented));
 	let known: ModuleRecord | undefined;
-	for (const modules of Object.values(records)) {
-		for (const record of Object.values(modules)) {
-			const expected = Buffer.from(record.verifier);
-			// No early return: the time taken does not depend on which record matched.
-			if (expected.length === verifier.length && timingSafeEqual(verifier, expected)) known = record;
-		}
+	for (const record of Object.values(records)) {
+		const expected = Buffer.from(record.verifier);
+		// No early return: the time taken does not depend on which record matched.
+		if (expected.length === verifier.length && timingSafeEqual(verifier, expected)) known = record;
 	}
 	return known;
 }
 
-export function rememberRegistration(trigger: string, url: string, event: string, record: ModuleRecord): void {
-	const records = registeredHere.get(trigger) ?? {};
-	(records[url] ??= {})[event] = { ...record };
-	registeredHere.set(trigger, records);
+/** What a delivery through `sender` gets: run, or refused with the reason n8n's log gives once per module. */
+export type Verdict = { accepted: true; advice?: string } | { accepted: false; reason: string };
+
+/**
+ * Judges a delivery through `sender` by what is true now: the credential's account, n8n's webhook URL
+ * (`url`; undefined for a test delivery, whose URL a webhook context does not give) and the module
+ * registered for that URL and event.
+ */
+export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, account: Account, url: string | undefined, now = Date.now()): Verdict {
+	const module = `webhook module ${moduleName(sender)} (${sender.event})`;
+	if (!account.owns(sender.account)) {
+		return {
+			accepted: false,
+			reason: `refused a delivery through ${module}: it was registered with another account than the credential's now. Publish the workflow again to register at the current account; the service keeps the old module, which the provider can remove by its id.`,
+		};
+	}
+	if (url !== undefined && sender.url !== url) {
+		const successor = currentModule(records, url, sender.event);
+		if (successor !== undefined && account.owns(successor.account)) {
+			return {
+				accepted: false,
+				reason: `refused a delivery through ${module}: it was registered for the earlier webhook URL ${sender.url}; module ${moduleName(successor)} delivers to ${url}.`,
+			};
+		}
+		return {
+			accepted: true,
+			advice: `accepted a delivery through ${module}, registered for the earlier webhook URL ${sender.url}: publish the workflow again to register a module for the current webhook URL ${url}.`,
+		};
+	}
+	const successor = Object.values(records)
+		.filter((record) => record.url === sender.url && record.event === sender.event && record.registeredAt > sender.registeredAt)
+		.sort((a, b) => a.registeredAt - b.registeredAt)[0];
+	// A replaced module keeps delivering the events it already tried, for its own retry window.
+	if (successor !== undefined && now >= successor.registeredAt + inFlightLifetimeMs(sender)) {
+		return {
+			accepted: false,
+			reason: `refused a delivery through ${module}: module ${moduleName(successor)} replaced it on ${new Date(successor.registeredAt).toISOString()} (Timeout or Retry Limit changed), and its retries have ended.`,
+		};
+	}
+	return { accepted: true };
 }
 
-/** The stored records, what this process read of the trigger's records before filling their gaps, and its newer registrations laid over both. */
-export function currentModuleRecords(staticData: IDataObject, trigger: string): ModuleRecords {
-	return recallRegistrations(trigger, readModuleRecords(staticData)).records;
+/** A module as the log names it: by the id the service gave it. */
+export const moduleName = (record: ModuleRecord) => record.moduleId ?? '(id not returned)';
+
+export function rememberRegistration(trigger: string, record: ModuleRecord): void {
+	registeredHere.set(trigger, { ...registeredHere.get(trigger), [record.verifier]: { ...record } });
+}
+
+/** The stored records, those this process read of the trigger's records before, and its own registrations. */
+export function currentModuleRecords(this: IHookFunctions | IWebhookFunctions, trigger: string): ModuleRecords {
+	return recallRegistrations(trigger, readModuleRecords(storedRecords.call(this))).records;
 }
 
 /** As currentModuleRecords, and written into static data where this process's registrations or reads fill its gaps. */
-export function putBackModuleRecords(staticData: IDataObject, trigger: string): ModuleRecords {
-	const { records, changed } = recallRegistrations(trigger, readModuleRecords(staticData));
-	if (changed) writeModuleRecords(staticData, records);
+export function putBackModuleRecords(this: IHookFunctions, trigger: string): ModuleRecords {
+	const { records, changed } = recallRegistrations(trigger, readModuleRecords(storedRecords.call(this)));
+	if (changed) this.getWorkflowStaticData('global')[storeKey.call(this)] = { modules: structuredClone(records) as unknown as IDataObject };
 	return records;
 }
 
 function recallRegistrations(trigger: string, stored: ModuleRecords): { records: ModuleRecords; changed: boolean } {
-	const records = structuredClone(stored);
-	let changed = false;
-	const read = readFromStore.get(trigger) ?? {};
-	for (const [url, modules] of Object.entries(stored)) Object.assign((read[url] ??= {}), structuredClone(modules));
+	// A module is never removed at the service, so every record once read or registered still holds.
+	const read = { ...readFromStore.get(trigger), ...stored };
 	readFromStore.set(trigger, read);
-	for (const [url, modules] of Object.entries(read)) {
-		for (const [event, record] of Object.entries(modules)) {
-			if (records[url]?.[event] !== undefined) continue;
-			(records[url] ??= {})[event] = { ...record };
-			changed = true;
-		}
-	}
-	for (const [url, modules] of Object.entries(registeredHere.get(trigger) ?? {})) {
-		for (const [event, record] of Object.entries(modules)) {
-			if (records[url]?.[event]?.verifier === record.verifier) continue;
-			(records[url] ??= {})[event] = { ...record };
-			changed = true;
-		}
-	}
+	const all = Object.values({ ...read, ...registeredHere.get(trigger) }).sort((a, b) => a.registeredAt - b.registeredAt);
+	const records: ModuleRecords = {};
+	for (const record of all.slice(-MAX_RECORDS)) records[record.verifier] = { ...record };
+	const changed = Object.keys(records).length !== Object.keys(stored).length || Object.keys(records).some((verifier) => stored[verifier] === undefined);
 	return { records, changed };
 }
 
-function objectEntries(value: unknown): Array<[string, unknown]> {
-	return isPlainObject(value) ? Object.entries(value) : [];
+function readModuleRecords(value: unknown): ModuleRecords {
+	const records: ModuleRecords = {};
+	if (!isPlainObject(value)) return records;
+	for (const record of Object.values(value)) {
+		if (isModuleRecord(record)) {
+			const { url, event, verifier, timeout, retryLimit, account, registeredAt, moduleId } = record;
+			records[verifier] = { url, event, verifier, timeout, retryLimit, account, registeredAt, ...(typeof moduleId === 'string' ? { moduleId } : {}) };
+		}
+	}
+	return records;
 }
 
 function isModuleRecord(value: unknown): value is ModuleRecord {
 	if (!isPlainObject(value)) return false;
-	const { verifier, timeout, retryLimit } = value;
-	return typeof verifier === 'string' && verifier !== '' && typeof timeout === 'number' && typeof retryLimit === 'number';
+	const { url, event, verifier, timeout, retryLimit, account, registeredAt } = value;
+	const texts = [url, event, verifier, account];
+	return texts.every((text) => typeof text === 'string' && text !== '') && [timeout, retryLimit, registeredAt].every((number) => typeof number === 'number');
 }

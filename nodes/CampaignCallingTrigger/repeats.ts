@@ -79,10 +79,10 @@ export interface KeyStore {
 
 /**
  * How long after finding keys recorded the trigger reads them again before it calls them repeats. An
- * execution in another process that recorded a key and was then cancelled takes the key back right
- * after its own store update returns (below): a copy that found the key meanwhile finds it gone when
- * it reads again, and runs the event. Far longer than the few database round trips the take-back
- * needs; only deliveries with a repeat found in the store wait it.
+ * execution in another process that recorded a key and was then cancelled takes the key back in the
+ * same turn of its store queue (below): a copy that found the key meanwhile finds it gone when it
+ * reads again, and runs the event. Far longer than the few database round trips the take-back needs;
+ * only deliveries with a repeat found in the store wait it.
  */
 export const STORE_SETTLE_MS = 1000;
 
@@ -107,19 +107,32 @@ async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T
 }
 
 /**
- * Marks which keys were recorded before (true = repeat) and records the others in n8n's store. A
- * key twice in one delivery is a repeat the second time; an undefined key is never a repeat. Work
- * of this process per delivery is proportional to the delivery's keys, not to the keys remembered.
+ * The entry recorded beside an event's key, naming the execution that recorded it: n8n 1.x in queue
+ * mode runs an execution again when its worker died (a stalled job), and that run must tell the key
+ * it recorded itself from another execution's.
+ */
+function companionKey(key: string, execution: string): string {
+	return createHash('sha256').update(`${key}\n${execution}`).digest('base64url').slice(0, HASH_CHARS);
+}
+
+/**
+ * Marks which keys were recorded before (true = repeat) and records the others in n8n's store, each
+ * with its companion (companionKey). A key twice in one delivery is a repeat the second time; an
+ * undefined key is never a repeat; a key this execution recorded in an earlier run of it is not a
+ * repeat. Work of this process per delivery is proportional to the delivery's keys, not to the keys
+ * remembered.
  *
  * Keys found recorded are read again after `store.settle()`, and only those still there are repeats:
- * one that another process's cancelled execution took back meanwhile is recorded by this execution.
- * When `cancelled()` says n8n cancelled the execution meanwhile, the keys it recorded are taken back
- * before the next update of this trigger runs, and undefined is returned: a retry of the event,
- * also one this process takes while n8n stops, must find it new.
+ * one that another process's cancelled execution took back meanwhile is run by this execution. The
+ * new keys are taken back for that wait and recorded again with the others, so a process that dies in
+ * it leaves none recorded and unanswered. When `cancelled()` says n8n cancelled the execution, its
+ * new keys are taken back in the same turn of the trigger's store queue and undefined is returned:
+ * a retry of the event, also one this process takes while n8n stops, must find it new.
  */
 export async function checkAndRecordKeys(
 	store: KeyStore,
 	trigger: string,
+	execution: string,
 	keys: Array<string | undefined>,
 	cancelled: () => boolean,
 ): Promise<boolean[] | undefined> {
@@ -129,38 +142,46 @@ export async function checkAndRecordKeys(
 	});
 	if (firstOccurrence.size === 0) return keys.map(() => false);
 
+	const companion = (key: string) => companionKey(key, execution);
 	const unique = [...firstOccurrence.keys()];
-	const fresh = await recordUnlessCancelled(store, trigger, unique, [], cancelled);
-	if (fresh === undefined) return undefined;
-	const found = unique.filter((key) => !fresh.has(key));
-	if (found.length > 0) {
+	let turn = await recordTurn(store, trigger, unique, companion, cancelled, true);
+	if (turn !== undefined && turn.found.length > 0) {
 		await store.settle?.();
-		const takenBackElsewhere = await recordUnlessCancelled(store, trigger, found, [...fresh], cancelled);
-		if (takenBackElsewhere === undefined) return undefined;
-		for (const key of takenBackElsewhere) fresh.add(key);
+		turn = await recordTurn(store, trigger, unique, companion, cancelled, false);
 	}
-	return keys.map((key, index) => key !== undefined && (firstOccurrence.get(key) !== index || !fresh.has(key)));
+	if (turn === undefined) return undefined;
+	const runs = new Set(turn.runs);
+	return keys.map((key, index) => key !== undefined && (firstOccurrence.get(key) !== index || !runs.has(key)));
 }
 
 /**
- * Records `keys` in one turn of the trigger's store queue and returns those that were new. When n8n
- * cancelled the execution, takes them back in the same turn, with `recordedBefore` (this execution's
- * keys of an earlier turn), and returns undefined.
+ * Records `keys` with their companions in one turn of the trigger's store queue: returns the keys this
+ * execution runs (new, or recorded by this execution before) and those `found` recorded by another.
+ * The companions of found keys are removed again, and, with `takeBackWhenFound`, so are the new keys
+ * when any was found. When n8n cancelled the execution, everything new is removed and undefined returned.
  */
-async function recordUnlessCancelled(
+async function recordTurn(
 	store: KeyStore,
 	trigger: string,
 	keys: string[],
-	recordedBefore: string[],
+	companion: (key: string) => string,
 	cancelled: () => boolean,
-): Promise<Set<string> | undefined> {
+	takeBackWhenFound: boolean,
+): Promise<{ runs: string[]; found: string[] } | undefined> {
 	return await oneAtATime(trigger, async () => {
 		// Waiting for the trigger's earlier updates may have outlasted the execution.
-		const recorded = cancelled() ? new Set<string>() : new Set((await recordInStore(store, keys)).new.map(String));
-		if (!cancelled()) return recorded;
-		const takeBack = [...recordedBefore, ...recorded];
+		if (cancelled()) return undefined;
+		// Each companion before its key: n8n's store forgets its oldest entries first, so the companion a
+		// found key adds for a moment pushes out the oldest event's companion, not its key.
+		const recorded = new Set((await recordInStore(store, keys.flatMap((key) => [companion(key), key]))).new.map(String));
+		const runs = keys.filter((key) => recorded.has(key) || !recorded.has(companion(key)));
+		const found = keys.filter((key) => !runs.includes(key));
+		const recordedNew = keys.filter((key) => recorded.has(key)).flatMap((key) => [companion(key), key]);
+		const cancelledNow = cancelled();
+		const takeBack = found.map(companion);
+		if (cancelledNow || (takeBackWhenFound && found.length > 0)) takeBack.push(...recordedNew);
 		if (takeBack.length > 0) await store.remove(takeBack);
-		return undefined;
+		return cancelledNow ? undefined : { runs, found };
 	});
 }
 

@@ -14,7 +14,7 @@ import { serviceRequest } from './transport';
  * Who asks, where the caller is not the endpoint's own operation or needs to say more: the input item
  * a request serves, the name and hint its errors give, and Request Options.
  */
-export type ServiceCall = Partial<Pick<ServiceRequest, 'operation' | 'errorHint' | 'itemIndex' | 'tuning'>>;
+export type ServiceCall = Partial<Pick<ServiceRequest, 'operation' | 'errorHint' | 'itemIndex' | 'tuning' | 'checkBeforeRepeating'>>;
 
 /**
  * The webhook flows of a workspace; without one, the service's default listing. An answer without
@@ -49,11 +49,11 @@ export async function createWebhookModule(
 ): Promise<IDataObject> {
 	return (await serviceRequest.call(this, {
 		operation: 'Create Webhook Module',
+		checkBeforeRepeating: CHECK_CREATED_MODULE,
 		...call,
 		method: 'POST',
 		path: '/v1/modules/webhook',
 		body: { event_type: eventType, settings: deliverySettingsBody(settings, 'method') },
 		answer: 'record',
-		checkBeforeRepeating: CHECK_CREATED_MODULE,
 	})) as IDataObject;
 }

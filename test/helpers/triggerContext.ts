@@ -47,9 +47,37 @@ export interface RestoredTrigger {
 	workflowId: string;
 	staticData: IDataObject;
 	nodeType: CampaignCallingTrigger;
+	/** The node's name now, when the user renamed it; its id stays. */
+	nodeName?: string;
+}
+
+/** What a restart may bring: the node renamed, another credential, another webhook URL, other parameters. */
+export interface RestartChanges {
+	/** Static data as n8n loads it; default as this harness saved it. */
+	staticData?: IDataObject;
+	nodeName?: string;
+	credentials?: CredentialData;
+	webhookBaseUrl?: string;
+	parameters?: IDataObject;
+}
+
+/** The trigger in a restarted n8n: the node's code loaded afresh (nothing in memory), static data as saved. */
+export function restartedTrigger(trigger: TriggerHarness, changes: RestartChanges = {}): TriggerHarness {
+	let nodeType: CampaignCallingTrigger | undefined;
+	jest.isolateModules(() => {
+		const loaded = require('../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node') as { CampaignCallingTrigger: typeof CampaignCallingTrigger };
+		nodeType = new loaded.CampaignCallingTrigger();
+	});
+	return new TriggerHarness(changes.parameters ?? trigger.node.parameters, changes.credentials ?? trigger.credentialData, changes.webhookBaseUrl ?? trigger.webhookBase, {
+		workflowId: trigger.workflow.id as string,
+		staticData: changes.staticData ?? trigger.savedStaticData(),
+		nodeType: nodeType as CampaignCallingTrigger,
+		nodeName: changes.nodeName ?? trigger.node.name,
+	});
 }
 
 let workflowCount = 0;
+let executionCount = 0;
 
 /** The answer an execution gives its delivery through sendResponse. */
 export interface ExecutionAnswer {
@@ -76,9 +104,9 @@ export class TriggerHarness {
 
 	readonly workflow: Workflow;
 
-	private readonly credentials: CredentialData;
+	private credentials: CredentialData;
 
-	private readonly webhookBaseUrl: string;
+	private webhookBaseUrl: string;
 
 	/**
 	 * What happened to this trigger's deliveries, in order: each write to its row in n8n's deduplication
@@ -99,7 +127,7 @@ export class TriggerHarness {
 		this.nodeType = restored?.nodeType ?? new CampaignCallingTrigger();
 		this.node = {
 			id: 'trigger-under-test',
-			name: 'Campaign Calling Trigger',
+			name: restored?.nodeName ?? 'Campaign Calling Trigger',
 			type: 'n8n-nodes-campaign-calling.campaignCallingTrigger',
 			typeVersion: 2,
 			position: [0, 0],
@@ -129,6 +157,24 @@ export class TriggerHarness {
 		return JSON.parse(JSON.stringify(this.workflow.staticData)) as IDataObject;
 	}
 
+	get credentialData(): CredentialData {
+		return this.credentials;
+	}
+
+	get webhookBase(): string {
+		return this.webhookBaseUrl;
+	}
+
+	/** Points the node at other credential data: another credential, or the same one edited. */
+	setCredentials(credentials: CredentialData): void {
+		this.credentials = credentials;
+	}
+
+	/** Changes n8n's webhook URL, as an admin does in n8n's settings. */
+	setWebhookBaseUrl(webhookBaseUrl: string): void {
+		this.webhookBaseUrl = webhookBaseUrl;
+	}
+
 	/** Changes the node's parameters, as a user editing the workflow would. */
 	setParameters(parameters: IDataObject): void {
 		this.node.parameters = parameters as INode['parameters'];
@@ -138,8 +184,9 @@ export class TriggerHarness {
 		return `${this.webhookBaseUrl}/${WEBHOOK_ID}/webhook`;
 	}
 
+	/** The trigger's own part of the workflow's static data, where it keeps its module records (by node id). */
 	get staticData(): IDataObject {
-		return this.workflow.getStaticData('node', this.node);
+		return (this.workflow.getStaticData('global')[`campaignCallingTrigger:${this.node.id}`] ?? {}) as IDataObject;
 	}
 
 	private additionalData() {
@@ -278,10 +325,13 @@ export class TriggerHarness {
 		mode: WorkflowExecuteMode = 'webhook',
 		cancelSignal = this.executionCancel.signal,
 		onAnswer?: (answer: ExecutionAnswer) => void,
+		executionId?: string,
 	): Promise<{ answer: { statusCode?: number; json?: unknown }; output: INodeExecutionData[] }> {
 		processedDataStore();
 		const answer: { statusCode?: number; json?: unknown } = {};
 		const additionalData = this.additionalData();
+		// Each execution n8n runs has its own id; a re-run of one (n8n 1.x's stalled-job recovery) keeps it.
+		additionalData.executionId = executionId ?? `trigger-execution-${++executionCount}`;
 		additionalData.hooks = {
 			runHook: async (name: string, [response]: [IExecuteResponsePromiseData]) => {
 				if (name !== 'sendResponse' || answer.statusCode !== undefined) return;

@@ -1,4 +1,13 @@
-import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions, IHookFunctions, IHttpRequestOptions, ILoadOptionsFunctions } from 'n8n-workflow';
+import { createHmac } from 'crypto';
+import type {
+	ICredentialsDecrypted,
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { parseHttpUrl, refusedInputError } from '../validation';
@@ -36,7 +45,7 @@ interface CampaignCallingCredentials { baseUrl: string; apiKey: string }
 // each of a batch run's requests would otherwise pay. Keyed by the context, so it goes with it.
 const credentialsByExecution = new WeakMap<object, Promise<CampaignCallingCredentials>>();
 
-function credentialsOf(context: ServiceContext): Promise<CampaignCallingCredentials> {
+function credentialsOf(context: ServiceContext | IWebhookFunctions): Promise<CampaignCallingCredentials> {
 	let credentials = credentialsByExecution.get(context);
 	if (!credentials) {
 		credentials = context.getCredentials(CREDENTIAL_TYPE) as Promise<unknown> as Promise<CampaignCallingCredentials>;
@@ -57,6 +66,16 @@ function normaliseBaseUrl(raw: unknown): string {
 /** The credential's Base URL as requests use it; throws when it is no web address. */
 export async function credentialBaseUrl(context: ServiceContext): Promise<string> {
 	return normaliseBaseUrl((await credentialsOf(context)).baseUrl);
+}
+
+/**
+ * The account the credential reaches, as a function of a salt: HMAC-SHA256 of its Base URL and key,
+ * keyed by the salt, so a stored fingerprint tells a change of account without giving the key back.
+ */
+export async function credentialAccount(context: ServiceContext | IWebhookFunctions): Promise<(salt: string) => string> {
+	const { baseUrl, apiKey } = await credentialsOf(context);
+	const account = `${String(baseUrl ?? '').trim().replace(/\/+$/, '')}\n${String(apiKey ?? '')}`;
+	return (salt) => createHmac('sha256', salt).update(account).digest('base64url');
 }
 
 /** Sends one request, repeated while `isRetryable` allows; a failure throws the one error failures.ts builds. */

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { IGNORE_REPEATS_DEFAULT } from '../../../nodes/CampaignCallingTrigger/parameters';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
-import { TriggerHarness, moduleSecret, modulesFor } from '../../helpers/triggerContext.ts';
+import { TriggerHarness, moduleSecret, modulesFor, restartedTrigger } from '../../helpers/triggerContext.ts';
 
 /** The largest event the trigger takes: 1 MiB (docs/trigger.md). */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -28,22 +28,6 @@ function harness(events: string[], options: Record<string, unknown> = {}) {
 	return new TriggerHarness({ events, options }, credentials());
 }
 
-/** The trigger in a restarted n8n: the node's code loaded afresh (nothing in memory), `staticData` as saved. */
-function restartedTrigger(trigger: TriggerHarness, staticData: IDataObject): TriggerHarness {
-	let nodeType: CampaignCallingTrigger | undefined;
-	jest.isolateModules(() => {
-		const loaded = require('../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node') as {
-			CampaignCallingTrigger: typeof CampaignCallingTrigger;
-		};
-		nodeType = new loaded.CampaignCallingTrigger();
-	});
-	return new TriggerHarness(trigger.node.parameters, credentials(), undefined, {
-		workflowId: trigger.workflow.id as string,
-		staticData,
-		nodeType: nodeType!,
-	});
-}
-
 describe('activation lifecycle', () => {
 	it('first activation registers exactly one module per selected event, pointing at this node with its secret', async () => {
 		const trigger = harness(['call.ended', 'campaign.completed'], { timeout: 20, retryLimit: 2 });
@@ -52,9 +36,11 @@ describe('activation lifecycle', () => {
 
 		const bodies = moduleRequests().map((request) => request.body as Record<string, any>);
 		expect(bodies.map((body) => body.event_type)).toEqual(['call.ended', 'campaign.completed']);
-		const secret = moduleSecret(simulator, trigger.webhookUrl);
-		expect(secret).toMatch(/^[A-Za-z0-9]{64}$/);
-		for (const body of bodies) {
+		const secrets = bodies.map((body) => body.settings.headers[SECRET_HEADER] as string);
+		expect(new Set(secrets).size).toBe(2);
+		for (const [index, body] of bodies.entries()) {
+			const secret = secrets[index];
+			expect(secret).toMatch(/^[A-Za-z0-9]{64}$/);
 			expect(body.settings).toEqual({
 				method: 'POST',
 				url: trigger.webhookUrl,
@@ -66,17 +52,34 @@ describe('activation lifecycle', () => {
 		expect(await trigger.checkExists()).toBe(true);
 	});
 
-	it('keeps each module\'s delivery settings and the SHA-256 of its secret in static data, never the secret', async () => {
+	it('keeps each module\'s URL, event, delivery settings, account fingerprint, time and id, and the SHA-256 of its secret in static data, never the secret or the key', async () => {
 		const trigger = harness(['call.ended', 'campaign.completed'], { timeout: 45 });
+		const before = Date.now();
 		await trigger.activate();
 		const modules = modulesFor(simulator, trigger.webhookUrl);
-		const verifier = createHash('sha256').update(modules[0].secret).digest('base64url');
+		const verifierOf = (secret: string) => createHash('sha256').update(secret).digest('base64url');
 		expect(trigger.staticData).toEqual({
-			modules: {
-				[trigger.webhookUrl]: Object.fromEntries(modules.map(({ event }) => [event, { verifier, timeout: 45, retryLimit: 3 }])),
-			},
+			modules: Object.fromEntries(
+				modules.map(({ event, id, secret }) => [
+					verifierOf(secret),
+					{
+						url: trigger.webhookUrl,
+						event,
+						verifier: verifierOf(secret),
+						timeout: 45,
+						retryLimit: 3,
+						account: expect.stringMatching(/^[A-Za-z0-9]{16}\.[\w-]{43}$/),
+						registeredAt: expect.any(Number),
+						moduleId: id,
+					},
+				]),
+			),
 		});
-		expect(JSON.stringify(trigger.savedStaticData())).not.toContain(modules[0].secret);
+		const records = Object.values(trigger.staticData.modules as Record<string, { registeredAt: number }>);
+		expect(records.every(({ registeredAt }) => registeredAt >= before && registeredAt <= Date.now())).toBe(true);
+		const saved = JSON.stringify(trigger.savedStaticData());
+		for (const { secret } of modules) expect(saved).not.toContain(secret);
+		expect(saved).not.toContain(DEMO.apiKey);
 	});
 
 	it('re-activation with the same events registers nothing new', async () => {
@@ -88,7 +91,7 @@ describe('activation lifecycle', () => {
 		expect(moduleRequests()).toHaveLength(1);
 	});
 
-	it('widening the event set registers only the new events, with a new secret; the earlier module\'s is still accepted', async () => {
+	it('widening the event set registers only the new events, each with its own secret; the earlier module\'s is still accepted', async () => {
 		const trigger = harness(['call.ended']);
 		await trigger.activate();
 		await trigger.delete();
@@ -97,8 +100,7 @@ describe('activation lifecycle', () => {
 		await trigger.activate();
 		const modules = modulesFor(simulator, trigger.webhookUrl);
 		expect(modules.map((module) => module.event)).toEqual(['call.ended', 'call.failed', 'conversation.transcript']);
-		expect(modules[1].secret).toBe(modules[2].secret);
-		expect(modules[1].secret).not.toBe(modules[0].secret);
+		expect(new Set(modules.map((module) => module.secret)).size).toBe(3);
 		for (const { event, secret } of modules) {
 			const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: event } });
 			expect(outcome.output).toEqual([{ json: { event_type: event }, pairedItem: { item: 0 } }]);
@@ -127,7 +129,7 @@ describe('activation lifecycle', () => {
 	it('a failed registration fails activation with the service\'s reason', async () => {
 		simulator.injectFault({ kind: 'http-500', path: '/v1/modules/webhook' });
 		const trigger = harness(['call.ended']);
-		await expect(trigger.activate()).rejects.toThrow(/Create Webhook Module failed: the service answered HTTP 500/);
+		await expect(trigger.activate()).rejects.toThrow(/Registering the webhook module for call.ended failed: the service answered HTTP 500/);
 	});
 });
 
@@ -136,7 +138,7 @@ describe('an activation that fails part-way (n8n drops what create() wrote)', ()
 
 	async function failOnSecondModule(trigger: TriggerHarness) {
 		simulator.injectFault({ kind: 'http-500', path: '/v1/modules/webhook', after: 1 });
-		await expect(trigger.activate()).rejects.toThrow(/Create Webhook Module failed/);
+		await expect(trigger.activate()).rejects.toThrow(/Registering the webhook module for call\.\w+ failed/);
 		expect(modulesFor(simulator, trigger.webhookUrl).map((module) => module.event)).toEqual(['call.started']);
 	}
 
@@ -167,7 +169,7 @@ describe('an activation that fails part-way (n8n drops what create() wrote)', ()
 	it('after the failure, a restarted n8n (nothing in memory) still knows the first module', async () => {
 		const trigger = harness(EVENTS);
 		await failOnSecondModule(trigger);
-		const restarted = restartedTrigger(trigger, trigger.savedStaticData());
+		const restarted = restartedTrigger(trigger);
 		await restarted.activate();
 		await expectEachModuleAccepted(restarted);
 	});
@@ -188,7 +190,7 @@ describe('an activation that fails part-way (n8n drops what create() wrote)', ()
 		// Without both records, nothing tells the retry that call.started has a module: that is what they guard against.
 		const trigger = harness(EVENTS);
 		await failOnSecondModule(trigger);
-		const restartedWithoutCleanup = restartedTrigger(trigger, {});
+		const restartedWithoutCleanup = restartedTrigger(trigger, { staticData: {} });
 		await restartedWithoutCleanup.activate();
 		expect(modulesFor(simulator, trigger.webhookUrl).map((module) => module.event)).toEqual([
 			'call.started',
@@ -386,7 +388,7 @@ describe('the trigger in the editor', () => {
 
 		it('control: the first listen after n8n restarts, with the workflow not activated since, registers each event again', async () => {
 			const first = await listen(new CampaignCallingTrigger(), 'restarted-workflow');
-			const restarted = restartedTrigger(first, {});
+			const restarted = restartedTrigger(first, { staticData: {} });
 			await listen(restarted.nodeType, 'restarted-workflow');
 			expect(modulesFor(simulator, first.webhookUrl).map((module) => module.event)).toEqual([...EVENTS, ...EVENTS]);
 		});
@@ -399,7 +401,7 @@ describe('the trigger in the editor', () => {
 			await production.activate();
 
 			// n8n restarts and reactivates the active workflow from its stored static data, then the user listens again.
-			const reactivated = restartedTrigger(production, production.savedStaticData());
+			const reactivated = restartedTrigger(production);
 			await reactivated.activate();
 			const listenedAgain = await listen(reactivated.nodeType, workflowId);
 

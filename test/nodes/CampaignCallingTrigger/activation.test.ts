@@ -2,12 +2,13 @@
  * Activation against the service simulator, through n8n-core's real HookContext: a change of the
  * modules' delivery settings, and deliveries that arrive while activation is still registering.
  */
-import { HookContext } from 'n8n-core';
+import { HookContext, WebhookContext } from 'n8n-core';
 
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
+import * as service from '../../../nodes/shared/service';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { REMOTE_SERVICE_NAME, answerLookupsWithLoopback, type LoopbackLookups } from '../../helpers/loopbackLookups.ts';
-import { TriggerHarness, modulesFor } from '../../helpers/triggerContext.ts';
+import { TriggerHarness, modulesFor, restartedTrigger } from '../../helpers/triggerContext.ts';
 
 let simulator: Simulator;
 beforeAll(async () => {
@@ -28,7 +29,7 @@ async function deliver(trigger: TriggerHarness, secret: string, callId: string) 
 }
 
 describe('a change of Timeout or Retry Limit', () => {
-	it('reaches the service at the next activation: a new module with the new settings, and the old module\'s deliveries refused', async () => {
+	it('reaches the service at the next activation: a new module with the new settings; the old module\'s deliveries run during its retry window, then are refused', async () => {
 		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
 		await trigger.activate();
 		const [old] = modulesFor(simulator, trigger.webhookUrl);
@@ -42,9 +43,24 @@ describe('a change of Timeout or Retry Limit', () => {
 		]);
 		const [, current] = modulesFor(simulator, trigger.webhookUrl);
 
-		expect((await deliver(trigger, old.secret, 'c-1')).statusCode).toBe(401);
-		const accepted = await deliver(trigger, current.secret, 'c-1');
-		expect([accepted.statusCode, accepted.executed]).toEqual([200, true]);
+		// A retry of an event whose first attempt met the republish comes through the old module: it runs once.
+		const retried = await deliver(trigger, old.secret, 'c-1');
+		expect([retried.statusCode, retried.executed]).toEqual([200, true]);
+		const again = await deliver(trigger, current.secret, 'c-1');
+		expect([again.statusCode, again.executed]).toEqual([200, false]);
+
+		// The old module's window: (Retry Limit 3 + 1) × Timeout 30 s, and a minute, from the replacement.
+		const replacedAt = Math.max(...Object.values(trigger.staticData.modules as Record<string, { registeredAt: number }>).map((record) => record.registeredAt));
+		const clock = jest.spyOn(Date, 'now');
+		try {
+			clock.mockReturnValue(replacedAt + 180_000 - 1);
+			expect((await deliver(trigger, old.secret, 'c-2')).statusCode).toBe(200);
+			clock.mockReturnValue(replacedAt + 180_000);
+			expect((await deliver(trigger, old.secret, 'c-3')).statusCode).toBe(401);
+			expect((await deliver(trigger, current.secret, 'c-3')).statusCode).toBe(200);
+		} finally {
+			clock.mockRestore();
+		}
 	});
 
 	it('unchanged settings register nothing at the next activation', async () => {
@@ -112,28 +128,45 @@ describe('what activation and deactivation tell n8n\'s log', () => {
 	afterEach(() => logger.mockRestore());
 	const messages = () => logged.mock.calls.map(([message]) => message as string);
 
-	it('a first activation logs no replaced module; a changed setting logs, per event, the new module and the refused old one', async () => {
+	it('each registration logs the module\'s id, event and settings; a reuse logs nothing', async () => {
 		const trigger = new TriggerHarness({ events: ['call.started', 'call.ended'], options: {} }, credentials());
+		await trigger.activate();
+		const first = modulesFor(simulator, trigger.webhookUrl);
+		expect(messages()).toEqual(
+			first.map(({ id, event }) => `Campaign Calling Trigger "Campaign Calling Trigger": registered webhook module ${id} for ${event} (Timeout 30 s, Retry Limit 3).`),
+		);
+		logged.mockClear();
 		await trigger.activate();
 		expect(messages()).toEqual([]);
 
 		trigger.setParameters({ events: ['call.started', 'call.ended'], options: { timeout: 90, retryLimit: 5 } });
 		await trigger.activate();
+		const replacing = modulesFor(simulator, trigger.webhookUrl).slice(2);
 		expect(messages()).toEqual(
-			['call.started', 'call.ended'].map(
-				(event) =>
-					`Campaign Calling Trigger: registered a new webhook module for ${event} with Timeout 90 and Retry Limit 5; the service keeps the earlier module, whose deliveries this node now refuses.`,
-			),
+			replacing.map(({ id, event }) => `Campaign Calling Trigger "Campaign Calling Trigger": registered webhook module ${id} for ${event} (Timeout 90 s, Retry Limit 5).`),
 		);
 	});
 
-	it('deactivation logs how many modules stay registered at the service, to be reused', async () => {
+	it('deactivation logs the modules that stay registered at the service, by id, to be reused', async () => {
 		const trigger = new TriggerHarness({ events: ['call.started', 'call.ended'], options: {} }, credentials());
 		await trigger.activate();
+		logged.mockClear();
 		await trigger.delete();
+		const ids = modulesFor(simulator, trigger.webhookUrl).map(({ id }) => id);
 		expect(messages()).toEqual([
-			'Campaign Calling Trigger: 2 webhook module(s) remain registered at the service for this node; they will be reused on the next activation.',
+			`Campaign Calling Trigger "Campaign Calling Trigger": 2 webhook module(s) remain registered at the service for this node (${ids.join(', ')}); the next activation reuses those that still serve.`,
 		]);
+	});
+
+	it('a module whose answer carries no id is recorded and named as such', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		// The interface shows an id in the module's record, but a service that leaves it out must still work.
+		const created = jest.spyOn(service, 'createWebhookModule').mockResolvedValueOnce({ event_type: 'call.ended', status: 'active' });
+		await trigger.activate();
+		created.mockRestore();
+		expect(messages()).toEqual(['Campaign Calling Trigger "Campaign Calling Trigger": registered webhook module (id not returned) for call.ended (Timeout 30 s, Retry Limit 3).']);
+		const [record] = Object.values(trigger.staticData.modules as Record<string, Record<string, unknown>>);
+		expect(record).not.toHaveProperty('moduleId');
 	});
 });
 
@@ -204,13 +237,152 @@ describe('activation with a webhook URL the service cannot reach (loopback, the 
 			const trigger = new TriggerHarness({ events: ['call.ended', 'call.failed'], options: {} }, httpsService, 'http://n8n.example.com/webhook');
 			expect(await trigger.checkExists()).toBe(false);
 			expect(warnings).not.toHaveBeenCalled();
-			await expect(trigger.create()).rejects.toThrow(/^Create Webhook Module failed: the TLS connection/);
+			await expect(trigger.create()).rejects.toThrow(/^Registering the webhook module for call.ended failed: the TLS connection/);
 			expect(warnings.mock.calls.map(([message]) => message as string)).toEqual([
 				expect.stringMatching(/^Campaign Calling Trigger: n8n's webhook URL http:\/\/n8n\.example\.com\/webhook\/.* is plain http while the service is reached over https/),
 			]);
 			expect(lookups.names).toEqual([REMOTE_SERVICE_NAME]);
 		} finally {
 			logger.mockRestore();
+		}
+	});
+});
+
+describe('what the user changes after the first activation', () => {
+	let warned: jest.Mock;
+	let logger: jest.SpyInstance;
+	beforeEach(() => {
+		warned = jest.fn();
+		const log = { info: jest.fn(), warn: warned, error: jest.fn(), debug: jest.fn() };
+		logger = jest.spyOn(WebhookContext.prototype, 'logger', 'get').mockReturnValue(log as unknown as WebhookContext['logger']);
+	});
+	afterEach(() => logger.mockRestore());
+	const warnings = () => warned.mock.calls.map(([message]) => message as string);
+
+	const companyB = () => ({ baseUrl: simulator.url, apiKey: DEMO.otherApiKey });
+	const companiesOf = (trigger: TriggerHarness) =>
+		[...simulator.state.webhookModules.values()].filter(({ record }) => record.settings.url === trigger.webhookUrl).map(({ companyId }) => companyId);
+
+	describe('the account', () => {
+		it.each([
+			['another credential, in the same process', (trigger: TriggerHarness) => (trigger.setCredentials(companyB()), trigger)],
+			['the same credential edited to another company\'s key, after a restart', (trigger: TriggerHarness) => restartedTrigger(trigger, { credentials: companyB() })],
+		])('%s: activation registers at the new account; the old account\'s module is refused, logged once by its id', async (_label, switchAccount) => {
+			const before = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+			await before.activate();
+			const [old] = modulesFor(simulator, before.webhookUrl);
+
+			const trigger = switchAccount(before);
+			expect(await trigger.checkExists()).toBe(false);
+			await trigger.activate();
+			expect(companiesOf(trigger)).toEqual([DEMO.companyId, DEMO.otherCompanyId]);
+			const [, current] = modulesFor(simulator, trigger.webhookUrl);
+
+			const refused = [await deliver(trigger, old.secret, 'c-1'), await deliver(trigger, old.secret, 'c-2')];
+			expect(refused.map((outcome) => [outcome.statusCode, outcome.executed])).toEqual([
+				[401, false],
+				[401, false],
+			]);
+			expect(warnings()).toEqual([
+				`Campaign Calling Trigger "Campaign Calling Trigger": refused a delivery through webhook module ${old.id} (call.ended): it was registered with another account than the credential's now. Publish the workflow again to register at the current account; the service keeps the old module, which the provider can remove by its id.`,
+			]);
+			const accepted = await deliver(trigger, current.secret, 'c-1');
+			expect([accepted.statusCode, accepted.executed]).toEqual([200, true]);
+		});
+
+		it('another Base URL is another account; the same one with a trailing slash is not', async () => {
+			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+			await trigger.activate();
+			trigger.setCredentials({ baseUrl: `${simulator.url}/`, apiKey: DEMO.apiKey });
+			expect(await trigger.checkExists()).toBe(true);
+			trigger.setCredentials({ baseUrl: simulator.url.replace('127.0.0.1', 'localhost'), apiKey: DEMO.apiKey });
+			expect(await trigger.checkExists()).toBe(false);
+		});
+
+		it('before the workflow is published again, the old account\'s deliveries are refused: nothing runs for an account the node no longer uses', async () => {
+			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+			await trigger.activate();
+			const [old] = modulesFor(simulator, trigger.webhookUrl);
+			trigger.setCredentials(companyB());
+			const outcome = await deliver(trigger, old.secret, 'c-1');
+			expect([outcome.statusCode, outcome.executed]).toEqual([401, false]);
+		});
+	});
+
+	describe("n8n's webhook URL", () => {
+		const NEW_BASE_URL = 'http://localhost:5678/webhook';
+
+		it('before a module exists for the new URL, the old URL\'s module runs its deliveries, and the log says once to publish again', async () => {
+			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+			await trigger.activate();
+			const [old] = modulesFor(simulator, trigger.webhookUrl);
+			const oldUrl = trigger.webhookUrl;
+			const restarted = restartedTrigger(trigger, { webhookBaseUrl: NEW_BASE_URL });
+
+			const outcomes = [await deliver(restarted, old.secret, 'c-1'), await deliver(restarted, old.secret, 'c-2')];
+			expect(outcomes.map((outcome) => [outcome.statusCode, outcome.executed])).toEqual([
+				[200, true],
+				[200, true],
+			]);
+			expect(warnings()).toEqual([
+				`Campaign Calling Trigger "Campaign Calling Trigger": accepted a delivery through webhook module ${old.id} (call.ended), registered for the earlier webhook URL ${oldUrl}: publish the workflow again to register a module for the current webhook URL ${restarted.webhookUrl}.`,
+			]);
+		});
+
+		it('once a module exists for the new URL, the old URL\'s module is refused and logged once, so an event sent through both runs once', async () => {
+			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+			await trigger.activate();
+			const [old] = modulesFor(simulator, trigger.webhookUrl);
+			const oldUrl = trigger.webhookUrl;
+			trigger.setWebhookBaseUrl(NEW_BASE_URL);
+			expect(await trigger.checkExists()).toBe(false);
+			await trigger.activate();
+			const [current] = modulesFor(simulator, trigger.webhookUrl);
+
+			const throughOld = [await deliver(trigger, old.secret, 'c-1'), await deliver(trigger, old.secret, 'c-2')];
+			const throughNew = await deliver(trigger, current.secret, 'c-1');
+			expect([...throughOld, throughNew].map((outcome) => [outcome.statusCode, outcome.executed])).toEqual([
+				[401, false],
+				[401, false],
+				[200, true],
+			]);
+			expect(warnings()).toEqual([
+				`Campaign Calling Trigger "Campaign Calling Trigger": refused a delivery through webhook module ${old.id} (call.ended): it was registered for the earlier webhook URL ${oldUrl}; module ${current.id} delivers to ${trigger.webhookUrl}.`,
+			]);
+		});
+
+		it('a test delivery (the editor\'s listen) is not judged by the production URL, which is all a webhook context gives', async () => {
+			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials(), 'http://127.0.0.1:5678/webhook-test');
+			await trigger.activate();
+			const [listening] = modulesFor(simulator, trigger.webhookUrl);
+			// As n8n-core's WebhookContext does for a test delivery too: the production URL.
+			const productionUrl = trigger.webhookUrl.replace('/webhook-test/', '/webhook/');
+			const url = jest.spyOn(WebhookContext.prototype, 'getNodeWebhookUrl').mockReturnValue(productionUrl);
+			try {
+				const outcome = await trigger.deliver({
+					headers: { [SECRET_HEADER]: listening.secret },
+					body: { event_type: 'call.ended', data: { call_id: 'c-test' } },
+					mode: 'manual',
+				});
+				expect([outcome.statusCode, outcome.executed]).toEqual([200, true]);
+				expect(warnings()).toEqual([]);
+			} finally {
+				url.mockRestore();
+			}
+		});
+	});
+
+	it('a renamed node, after a restart, keeps its modules: nothing registered again, the module\'s deliveries run', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended', 'call.failed'], options: {} }, credentials());
+		await trigger.activate();
+		const modules = modulesFor(simulator, trigger.webhookUrl);
+		const renamed = restartedTrigger(trigger, { nodeName: 'Call Outcomes' });
+		expect(await renamed.checkExists()).toBe(true);
+		await renamed.activate();
+		expect(modulesFor(simulator, renamed.webhookUrl)).toEqual(modules);
+		for (const { secret, event } of modules) {
+			const outcome = await renamed.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: event, data: { call_id: 'c-1' } } });
+			expect([outcome.statusCode, outcome.executed]).toEqual([200, true]);
 		}
 	});
 });

@@ -42,7 +42,10 @@ function answer(outcome: DeliveryOutcome) {
 /** The delivered events the trigger passed to the next node (undefined: none, so no downstream node runs). */
 const started = (outcome: DeliveryOutcome) => (outcome.output?.length ? outcome.output.map((item) => item.json) : undefined);
 
-/** What n8n's deduplication store holds for a trigger: undefined when it recorded nothing. */
+/**
+ * What n8n's deduplication store holds for a trigger: undefined when it recorded nothing. Two entries per
+ * event: its key, and the companion naming the execution that recorded it.
+ */
 const recorded = (trigger: TriggerHarness) => processedDataStore().rows.get(`${trigger.workflow.id} n:${trigger.node.id}`);
 
 const ended = (data: IDataObject, extra: IDataObject = {}) => ({ event_type: 'call.ended', data, ...extra });
@@ -64,7 +67,9 @@ describe('Ignore Repeats', () => {
 			return createHash('md5').update(key).digest('base64');
 		};
 		expect(recorded(trigger)).toEqual([
+			expect.any(String),
 			recordedAs('{"data":{"call_id":"c-1","duration":42},"event_id":"e-1","event_type":"call.ended"}'),
+			expect.any(String),
 			recordedAs('{"data":{"call_id":"c-1","duration":43},"event_id":"e-1","event_type":"call.ended"}'),
 		]);
 	});
@@ -87,7 +92,7 @@ describe('Ignore Repeats', () => {
 		expect(outcome.result.webhookResponse).toBeUndefined();
 		expect(outcome.result.noWebhookResponse).toBeUndefined();
 		expect(outcome.executed).toBe(true);
-		expect(recorded(trigger)).toHaveLength(1);
+		expect(recorded(trigger)).toHaveLength(2 * 1);
 		expect(answer(outcome)).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
 		// What execute() passes on is the event alone: what webhook() handed over to it stays behind.
 		expect(started(outcome)).toEqual([body]);
@@ -196,7 +201,7 @@ describe('Ignore Repeats', () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.phone' });
 		const staticBefore = JSON.stringify(trigger.savedStaticData());
 		await send(ended({ phone: '+14155550123', name: 'Ada Lovelace' }));
-		expect(recorded(trigger)).toHaveLength(1);
+		expect(recorded(trigger)).toHaveLength(2 * 1);
 		const stored = JSON.stringify(recorded(trigger));
 		for (const text of ['4155550123', 'Ada Lovelace']) expect(stored).not.toContain(text);
 		expect(JSON.stringify(trigger.savedStaticData())).toBe(staticBefore);
@@ -206,11 +211,12 @@ describe('Ignore Repeats', () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.n' });
 		const events = (from: number, to: number) => Array.from({ length: to - from }, (_, index) => ended({ n: from + index }));
 		expect(started(await send(events(0, REMEMBERED_KEYS)))).toHaveLength(REMEMBERED_KEYS);
-		expect(recorded(trigger)).toHaveLength(REMEMBERED_KEYS);
+		expect(recorded(trigger)).toHaveLength(2 * REMEMBERED_KEYS);
+		// The oldest is still a repeat: the companion its check adds for a moment pushes out a companion, not its key.
 		expect(started(await send(ended({ n: 0 })))).toBeUndefined();
 
 		expect(started(await send(events(REMEMBERED_KEYS, REMEMBERED_KEYS + 2)))).toHaveLength(2);
-		expect(recorded(trigger)).toHaveLength(REMEMBERED_KEYS);
+		expect(recorded(trigger)).toHaveLength(2 * REMEMBERED_KEYS);
 		// 0 and 1 were the oldest two; 2 is still known, in this process and in n8n's store.
 		expect(started(await send(ended({ n: 2 })))).toBeUndefined();
 		const restarted = restartedTrigger(trigger);
@@ -230,7 +236,7 @@ describe('Ignore Repeats', () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
 		const outcomes = await Promise.all(['c-1', 'c-2', 'c-3'].map((callId) => send(ended({ call_id: callId }))));
 		for (const outcome of outcomes) expect(started(outcome)).toHaveLength(1);
-		expect(recorded(trigger)).toHaveLength(3);
+		expect(recorded(trigger)).toHaveLength(2 * 3);
 		const restarted = restartedTrigger(trigger);
 		for (const callId of ['c-1', 'c-2', 'c-3']) {
 			expect(started(await restarted.send(ended({ call_id: callId })))).toBeUndefined();
@@ -245,7 +251,7 @@ describe('Ignore Repeats', () => {
 			expect(answer(outcome)).toEqual({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
 			expect(started(outcome)).toHaveLength(1);
 		}
-		expect(recorded(trigger)).toHaveLength(2);
+		expect(recorded(trigger)).toHaveLength(2 * 2);
 	});
 
 	it('when n8n cannot record the event, the execution fails before any answer (n8n then answers 500), and the retry is not a repeat', async () => {
@@ -317,7 +323,7 @@ describe('one trigger\'s updates of n8n\'s store', () => {
 			},
 			remove: async () => {},
 		};
-		const update = async (key: string) => await checkAndRecordKeys(store, 'one-at-a-time:node', [key], () => false);
+		const update = async (key: string) => await checkAndRecordKeys(store, 'one-at-a-time:node', `execution-${key}`, [key], () => false);
 		const first = update('a');
 		const second = update('b');
 		await settle();
@@ -346,19 +352,19 @@ describe('one trigger\'s updates of n8n\'s store', () => {
 			remove: async () => {},
 		};
 		let cancelled = false;
-		const first = checkAndRecordKeys(store, 'cancelled-waiting:node', ['a'], () => false);
-		const second = checkAndRecordKeys(store, 'cancelled-waiting:node', ['b'], () => cancelled);
+		const first = checkAndRecordKeys(store, 'cancelled-waiting:node', 'execution-1', ['a'], () => false);
+		const second = checkAndRecordKeys(store, 'cancelled-waiting:node', 'execution-2', ['b'], () => cancelled);
 		await settle();
 		cancelled = true;
 		releaseFirst();
 		await expect(first).resolves.toEqual([false]);
 		await expect(second).resolves.toBeUndefined();
-		expect(recorded).toEqual([['a']]);
+		expect(recorded).toEqual([[companion('a', 'execution-1'), 'a']]);
 	});
 
 	it('pass on whatever n8n\'s store threw, even no error at all', async () => {
 		const store: KeyStore = { record: async () => await Promise.reject(undefined), remove: async () => {} };
-		await expect(checkAndRecordKeys(store, 'throws-nothing:node', ['k'], () => false)).rejects.toBeUndefined();
+		await expect(checkAndRecordKeys(store, 'throws-nothing:node', 'execution-1', ['k'], () => false)).rejects.toBeUndefined();
 	});
 
 	it('record again once when n8n\'s store refuses the first insert of the row another worker inserted, and only then', async () => {
@@ -371,11 +377,14 @@ describe('one trigger\'s updates of n8n\'s store', () => {
 			},
 			remove: async () => {},
 		});
-		await expect(checkAndRecordKeys(refusing('duplicate key value violates unique constraint "PK_ca04b9d8dc72de268fe07a65773"'), 'insert:node', ['k'], () => false)).resolves.toEqual([false]);
-		expect(calls).toEqual([['k'], ['k']]);
+		await expect(checkAndRecordKeys(refusing('duplicate key value violates unique constraint "PK_ca04b9d8dc72de268fe07a65773"'), 'insert:node', 'execution-1', ['k'], () => false)).resolves.toEqual([false]);
+		expect(calls).toEqual([
+			[companion('k', 'execution-1'), 'k'],
+			[companion('k', 'execution-1'), 'k'],
+		]);
 		calls.length = 0;
-		await expect(checkAndRecordKeys(refusing('Connection terminated unexpectedly'), 'insert:node', ['k'], () => false)).rejects.toThrow('Connection terminated');
-		expect(calls).toEqual([['k']]);
+		await expect(checkAndRecordKeys(refusing('Connection terminated unexpectedly'), 'insert:node', 'execution-1', ['k'], () => false)).rejects.toThrow('Connection terminated');
+		expect(calls).toEqual([[companion('k', 'execution-1'), 'k']]);
 	});
 });
 
@@ -424,7 +433,7 @@ describe('the repeat window: this process never calls an event a repeat that n8n
 		expect(started(await send(ended({ n: -1 })))).toHaveLength(1);
 		const newer = Array.from({ length: REMEMBERED_KEYS }, (_, index) => ended({ n: index }));
 		expect(started(await send(newer))).toHaveLength(REMEMBERED_KEYS);
-		expect(recorded(trigger)).toHaveLength(REMEMBERED_KEYS);
+		expect(recorded(trigger)).toHaveLength(2 * REMEMBERED_KEYS);
 		const again = await send(ended({ n: -1 }));
 		expect([again.executed, started(again)]).toEqual([true, [ended({ n: -1 })]]);
 	});
@@ -472,61 +481,124 @@ describe('the repeat window: this process never calls an event a repeat that n8n
 	});
 });
 
+/** The entry the trigger records beside a key for one execution (repeats.ts): the first 16 characters of SHA-256(key, execution). */
+const companion = (key: string, execution: string) => createHash('sha256').update(`${key}\n${execution}`).digest('base64url').slice(0, 16);
+
+/** n8n's store as processes share it (`keys`); `during` runs while the caller waits to read again. */
+function sharedStore(during: (keys: Set<string>) => void = () => {}, keys = new Set<string>()) {
+	const calls: string[] = [];
+	const store: KeyStore = {
+		record: async (hashes) => {
+			calls.push(`record ${hashes.join(',')}`);
+			const fresh = hashes.filter((hash) => !keys.has(hash));
+			fresh.forEach((hash) => keys.add(hash));
+			return { new: fresh };
+		},
+		remove: async (hashes) => {
+			calls.push(`remove ${hashes.join(',')}`);
+			hashes.forEach((hash) => keys.delete(hash));
+		},
+		settle: async () => {
+			calls.push('settle');
+			during(keys);
+		},
+	};
+	return { keys, calls, store };
+}
+
 describe('a key another process\'s cancelled execution takes back', () => {
-	/** n8n's store as two processes share it; `during` runs while the caller waits to read again. */
-	function sharedStore(during: (keys: Set<string>) => void = () => {}) {
-		const keys = new Set<string>();
-		const calls: string[] = [];
-		const store: KeyStore = {
-			record: async (hashes) => {
-				calls.push(`record ${hashes.join(',')}`);
-				const fresh = hashes.filter((hash) => !keys.has(hash));
-				fresh.forEach((hash) => keys.add(hash));
-				return { new: fresh };
-			},
-			remove: async (hashes) => {
-				calls.push(`remove ${hashes.join(',')}`);
-				hashes.forEach((hash) => keys.delete(hash));
-			},
-			settle: async () => {
-				calls.push('settle');
-				during(keys);
-			},
-		};
-		return { keys, calls, store };
-	}
+	/** The companion of `key` for execution `execution`, as the store's calls name it: cA for A in execution-1. */
+	const named = (calls: string[]) => calls.map((call) => call.replace(/[\w-]{16}/g, (hash) => companionNames.get(hash) ?? hash));
+	const companionNames = new Map(['A', 'B'].flatMap((key) => [1, 2].map((run) => [companion(key, `execution-${run}`), `c${key}${run}`] as const)));
 
 	it('is found gone when the copy that found it reads again, and the copy runs the event', async () => {
 		// Another process's execution recorded A, then n8n cancelled it: it takes A back while this copy waits.
 		const { keys, calls, store } = sharedStore((stored) => stored.delete('A'));
 		keys.add('A');
-		await expect(checkAndRecordKeys(store, 'take-back:node', ['A'], () => false)).resolves.toEqual([false]);
-		expect(calls).toEqual(['record A', 'settle', 'record A']);
-		expect(keys.has('A')).toBe(true);
+		await expect(checkAndRecordKeys(store, 'take-back:node', 'execution-1', ['A'], () => false)).resolves.toEqual([false]);
+		expect(named(calls)).toEqual(['record cA1,A', 'remove cA1', 'settle', 'record cA1,A']);
+		expect(named([...keys])).toEqual(['cA1', 'A']);
 	});
 
-	it('a key still there when read again is a repeat; keys new at the first read are not read again', async () => {
+	it('a key still there when read again is a repeat; the new keys are taken back for the wait and recorded again', async () => {
 		const { keys, calls, store } = sharedStore();
 		keys.add('A');
-		await expect(checkAndRecordKeys(store, 'kept:node', ['B', 'A', 'B'], () => false)).resolves.toEqual([false, true, true]);
-		expect(calls).toEqual(['record B,A', 'settle', 'record A']);
+		await expect(checkAndRecordKeys(store, 'kept:node', 'execution-1', ['B', 'A', 'B'], () => false)).resolves.toEqual([false, true, true]);
+		expect(named(calls)).toEqual(['record cB1,B,cA1,A', 'remove cA1,cB1,B', 'settle', 'record cB1,B,cA1,A', 'remove cA1']);
+		expect(named([...keys])).toEqual(['A', 'cB1', 'B']);
+	});
+
+	it('a process that dies while it waits leaves none of the delivery\'s new keys recorded, so the retry runs them', async () => {
+		const died = new Error('n8n stopped');
+		let duringWait: string[] = [];
+		const { keys, store } = sharedStore((stored) => {
+			duringWait = [...stored];
+			throw died;
+		});
+		keys.add('A');
+		await expect(checkAndRecordKeys(store, 'dies-waiting:node', 'execution-1', ['B', 'A'], () => false)).rejects.toBe(died);
+		expect(duringWait).toEqual(['A']);
+		await expect(checkAndRecordKeys(sharedStore(undefined, keys).store, 'dies-waiting:node', 'execution-2', ['B'], () => false)).resolves.toEqual([false]);
 	});
 
 	it('a delivery of new keys only is not held: no second read, no wait', async () => {
 		const { calls, store } = sharedStore();
-		await expect(checkAndRecordKeys(store, 'all-new:node', ['A', 'B'], () => false)).resolves.toEqual([false, false]);
-		expect(calls).toEqual(['record A,B']);
+		await expect(checkAndRecordKeys(store, 'all-new:node', 'execution-1', ['A', 'B'], () => false)).resolves.toEqual([false, false]);
+		expect(named(calls)).toEqual(['record cA1,A,cB1,B']);
 	});
 
-	it('when n8n cancels this execution while it waits to read again, the keys it recorded are taken back', async () => {
+	it('when n8n cancels this execution while it waits to read again, it records nothing more: its new keys were taken back already', async () => {
 		let cancelled = false;
 		const { keys, calls, store } = sharedStore(() => (cancelled = true));
 		keys.add('A');
-		await expect(checkAndRecordKeys(store, 'cancelled-settling:node', ['B', 'A'], () => cancelled)).resolves.toBeUndefined();
-		expect(calls).toEqual(['record B,A', 'settle', 'remove B']);
+		await expect(checkAndRecordKeys(store, 'cancelled-settling:node', 'execution-1', ['B', 'A'], () => cancelled)).resolves.toBeUndefined();
+		expect(named(calls)).toEqual(['record cB1,B,cA1,A', 'remove cA1,cB1,B', 'settle']);
 		expect([...keys]).toEqual(['A']);
 	});
 
+	it('when n8n cancels it during its own store update, what that update recorded is taken back in the same turn', async () => {
+		let cancelled = false;
+		const { keys, calls, store } = sharedStore();
+		const recordAll = store.record;
+		store.record = async (hashes) => {
+			const answer = await recordAll(hashes);
+			cancelled = true;
+			return answer;
+		};
+		await expect(checkAndRecordKeys(store, 'cancelled-recording:node', 'execution-1', ['A'], () => cancelled)).resolves.toBeUndefined();
+		expect(named(calls)).toEqual(['record cA1,A', 'remove cA1,A']);
+		expect([...keys]).toEqual([]);
+	});
+});
+
+describe('an execution n8n runs again (n8n 1.x in queue mode re-runs a stalled job: its worker died after answering)', () => {
+	it('runs the keys it recorded itself in its first run, without a wait; another execution finds them repeats', async () => {
+		const keys = new Set<string>();
+		const store = sharedStore(undefined, keys).store;
+		await expect(checkAndRecordKeys(store, 'rerun:node', 'execution-1', ['A', 'B'], () => false)).resolves.toEqual([false, false]);
+		const settled = jest.fn();
+		await expect(checkAndRecordKeys({ ...store, settle: settled }, 'rerun:node', 'execution-1', ['A', 'B'], () => false)).resolves.toEqual([false, false]);
+		expect(settled).not.toHaveBeenCalled();
+		await expect(checkAndRecordKeys(store, 'rerun:node', 'execution-2', ['A', 'B'], () => false)).resolves.toEqual([true, true]);
+		// The other execution's companions are not left behind to take the store's room.
+		expect(keys.size).toBe(4);
+	});
+
+	it('in a real execution: the same execution id run again passes the event on, a new execution does not', async () => {
+		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
+		const first = await trigger.take({ headers: { [SECRET_HEADER]: moduleSecret(simulator, trigger.webhookUrl) }, body: ended({ call_id: 'c-1' }) });
+		const items = first.result.workflowData![0];
+		const answerSender = ({ statusCode, json }: { statusCode: number; json: unknown }) => first.response.status(statusCode).json(json);
+		const { output } = await trigger.execute(items, 'webhook', undefined, answerSender, 'execution-stalled');
+		expect(output.map((item) => item.json)).toEqual([ended({ call_id: 'c-1' })]);
+		const rerun = await trigger.execute(items, 'webhook', undefined, undefined, 'execution-stalled');
+		expect(rerun.output.map((item) => item.json)).toEqual([ended({ call_id: 'c-1' })]);
+		const copy = await send(ended({ call_id: 'c-1' }));
+		expect(started(copy)).toBeUndefined();
+	});
+});
+
+describe('the store\'s settle wait', () => {
 	it('waits STORE_SETTLE_MS in an execution, through n8n\'s sleep, only for a delivery with a key found in the store', async () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
 		await restartedTrigger(trigger).send(ended({ call_id: 'c-1' }));

@@ -212,7 +212,7 @@ describe('what the check lets through', () => {
 		const trigger = new TriggerHarness(EVENTS, { baseUrl: 'campaign-calling', apiKey: DEMO.apiKey }, 'http://localhost:5678/webhook');
 		const failure = await failureOf(trigger.activate());
 		expect(failure.message).toBe(
-			'Create Webhook Module failed: The credential\'s Base URL "campaign-calling" is not a web address. Enter it with its scheme, for example https://api.example.com',
+			'Registering the webhook module for call.ended failed: The credential\'s Base URL "campaign-calling" is not a web address. Enter it with its scheme, for example https://api.example.com',
 		);
 	});
 });
