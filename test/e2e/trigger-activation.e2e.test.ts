@@ -62,8 +62,9 @@ async function executionsAfterMarker(n8n: N8nInstance, simulator: Simulator, wor
 	const delivered = (await simulator.deliverEvent(event, { data: { contact_id: DEMO.completedContactId, marker } })).filter(
 		(result) => result.url === url,
 	);
-	// The modules of the current activation accept it (one for the event); an older module's secret is refused.
-	expect(delivered.filter((result) => result.ok).map((result) => result.status)).toEqual([200]);
+	// The module of the current activation accepts it; a module it replaced (other Timeout) does too, within
+	// that module's own retry window (issue 49), and its copy of the marker is left out with the rest.
+	expect(delivered.filter((result) => result.ok).map((result) => result.status)).toContain(200);
 	return await executionsBeforeMarker(n8n, workflowId, marker);
 }
 
