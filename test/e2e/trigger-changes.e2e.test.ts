@@ -178,7 +178,7 @@ describeEachVersion('the trigger after its account changed, in n8n %s (issue 49,
 		expect(observed).toEqual(expected);
 	});
 
-	it("while the workflow stays published: a credential edited to company B's key runs none of the trigger's hooks (nothing registered, no delete) and its module's deliveries are refused 401; the workflow saved with company B's credential runs them (delete, then checkExists and create: a module at B)", async () => {
+	it("while the workflow stays published: a credential edited to company B's key runs none of the trigger's hooks (nothing registered, no delete) and its module's deliveries are refused 401; publishing it again unchanged runs none either; the workflow saved with company B's credential runs them (delete, then checkExists and create: a module at B)", async () => {
 		// The credential edited alone: n8n neither republishes nor reactivates anything.
 		const edited = await companyCredential(n8n, simulator, 'A', `hooks: edited ${version}`);
 		const first = await publishedTrigger('hooks: credential edited while published', edited);
@@ -194,6 +194,10 @@ describeEachVersion('the trigger after its account changed, in n8n %s (issue 49,
 			publication: publicationAfterEdit,
 			deliveryThroughA: deliveryAfterEdit,
 		};
+		// Published again without a change, as the refusal's advice reads: 2.x's publication finds no trigger whose
+		// registration changed (same version, webhook still stored), 1.x returns at once for the active version.
+		await n8n.api.activate(first.id);
+		const afterPublishAgain = { modules: perCompany(heldModules(simulator, first.url)), deleteHookRuns: deleteHooksSince(deletesBeforeEdit) };
 
 		// The workflow saved with another credential while published: 2.x's public API PUT publishes the saved
 		// version again (publishIfActive defaults to true), 1.x's takes the workflow down and activates it again.
@@ -211,12 +215,14 @@ describeEachVersion('the trigger after its account changed, in n8n %s (issue 49,
 
 		log(
 			`n8n ${version}, while published: the credential edited to company B's key: ${JSON.stringify(afterEdit)}; ` +
+				`then published again unchanged: ${JSON.stringify(afterPublishAgain)}; ` +
 				`the workflow saved with company B's credential: ${JSON.stringify(afterSave)} ` +
 				`(modules per company at the trigger's URL; delete-hook runs from n8n's log; 2.x's publication status, none on 1.x)`,
 		);
 		const published = version.startsWith('2.') ? 'published' : undefined;
-		expect({ afterEdit, afterSave }).toEqual({
+		expect({ afterEdit, afterPublishAgain, afterSave }).toEqual({
 			afterEdit: { modules: { A: 1 }, deleteHookRuns: 0, publication: published, deliveryThroughA: 401 },
+			afterPublishAgain: { modules: { A: 1 }, deleteHookRuns: 0 },
 			afterSave: { modules: { A: 1, B: 1 }, deleteHookRuns: 1, publication: published },
 		});
 	});
@@ -248,7 +254,7 @@ describeEachVersion("the trigger after n8n's webhook URL changed across a restar
 
 	const title = version.startsWith('1.')
 		? 'n8n restarted with its webhook URL at localhost instead of 127.0.0.1 runs the hooks at start-up: a module for the new URL; the old module is refused 401 with a warning naming the new one, and an event the service sends through both runs once'
-		: 'n8n restarted with its webhook URL at localhost instead of 127.0.0.1 runs no hook: no new module, the old module still delivers (200, runs) with a warning to publish again; once unpublished and published, a module for the new URL, the old one refused 401, and an event sent through both runs once';
+		: 'n8n restarted with its webhook URL at localhost instead of 127.0.0.1 runs no hook: no new module, the old module still delivers (200, runs) with a warning to publish again; published again unchanged, still no module; once unpublished and published, a module for the new URL, the old one refused 401, and an event sent through both runs once';
 
 	it(title, async () => {
 		const credential = await simulatorCredential(n8n.api, simulator.url);
@@ -307,6 +313,9 @@ describeEachVersion("the trigger after n8n's webhook URL changed across a restar
 		const deliveredBefore = await deliveredThroughEach(markerBefore, urls);
 		const before = await runsOf(n8n, id, [oldModule], [markerBefore]);
 		const publishAgain = await logLineWith(n8n, since, 'publish the workflow again');
+		// Published again while published, with nothing changed: 2.x's publication sets up no trigger (same version, webhook stored).
+		await n8n.api.activate(id);
+		const modulesAfterPublishAgain = { old: heldModules(simulator, urls.old).length, new: heldModules(simulator, urls.new).length };
 		const sinceRepublish = n8n.logs().length;
 
 		await n8n.api.deactivate(id);
@@ -320,11 +329,13 @@ describeEachVersion("the trigger after n8n's webhook URL changed across a restar
 
 		const observed = {
 			afterRestart: { modules: modulesAfterRestart, throughOld: deliveredBefore.throughOld, runs: before.runs[markerBefore], publishAgain },
+			afterPublishAgainUnchanged: { modules: modulesAfterPublishAgain },
 			afterRepublish: { modules: modulesAfterRepublish, ...deliveredAfter, runs: after.runs[markerAfter], refusal },
 		};
 		log(
 			`n8n ${version}, webhook URL 127.0.0.1 → localhost, restarted: modules per URL ${JSON.stringify(modulesAfterRestart)}; ` +
 				`an event through the old module ${oldModule.id}: ${deliveredBefore.throughOld}, runs ${before.runs[markerBefore]}; ` +
+				`published again unchanged: modules per URL ${JSON.stringify(modulesAfterPublishAgain)}; ` +
 				`unpublished and published: modules per URL ${JSON.stringify(modulesAfterRepublish)}; one event through both: old ${deliveredAfter.throughOld}, ` +
 				`new module ${newModule?.id ?? '(none)'} ${deliveredAfter.throughNew}, runs ${after.runs[markerAfter]} (executions of the workflow ${after.executions}); ` +
 				`the trigger's log lines since the restart: ${quoted(triggerLogLines(n8n, since))}`,
@@ -338,6 +349,7 @@ describeEachVersion("the trigger after n8n's webhook URL changed across a restar
 					`accepted a delivery through webhook module ${oldModule.id} (call.ended), registered for the earlier webhook URL ${urls.old}: publish the workflow again to register a module for the current webhook URL ${urls.new}`,
 				),
 			},
+			afterPublishAgainUnchanged: { modules: { old: 1, new: 0 } },
 			afterRepublish: {
 				modules: { old: 1, new: 1 },
 				throughOld: 401,
