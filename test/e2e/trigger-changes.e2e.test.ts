@@ -346,7 +346,7 @@ describeEachVersion("the trigger after n8n's webhook URL changed across a restar
 				throughOld: 200,
 				runs: 1,
 				publishAgain: expect.stringContaining(
-					`accepted a delivery through webhook module ${oldModule.id} (call.ended), registered for the earlier webhook URL ${urls.old}: publish the workflow again to register a module for the current webhook URL ${urls.new}`,
+					`accepted a delivery through webhook module ${oldModule.id} (call.ended), registered for the earlier webhook URL ${urls.old}: publish the workflow again (unpublish, then publish; on n8n 1.x deactivate, then activate) to register a module for the current webhook URL ${urls.new}`,
 				),
 			},
 			afterPublishAgainUnchanged: { modules: { old: 1, new: 0 } },
