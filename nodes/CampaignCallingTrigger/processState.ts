@@ -34,7 +34,7 @@ export interface ModuleRecord {
 	moduleId?: string;
 }
 
-/** A trigger's modules by verifier: a module registered anew is a record beside the one it replaces. */
+/** A trigger's modules by verifier, oldest first: a module registered anew is a record after the one it replaces. */
 export type ModuleRecords = Record<string, ModuleRecord>;
 
 /** Far more trigger nodes than one n8n process runs; only bounds what deleted workflows leave. */

@@ -53,13 +53,11 @@ function storedRecords(this: IHookFunctions | IWebhookFunctions): unknown {
 	return isPlainObject(stored) ? stored.modules : undefined;
 }
 
-/** The module `url` gets for `event` now: the newest registered for both, or undefined. */
+/** The module `url` gets for `event` now: the newest registered for both (records are kept oldest first), or undefined. */
 export function currentModule(records: ModuleRecords, url: string, event: string): ModuleRecord | undefined {
-	let newest: ModuleRecord | undefined;
-	for (const record of Object.values(records)) {
-		if (record.url === url && record.event === event && (newest === undefined || record.registeredAt > newest.registeredAt)) newest = record;
-	}
-	return newest;
+	return Object.values(records)
+		.filter((record) => record.url === url && record.event === event)
+		.at(-1);
 }
 
 /** Whether `record` still serves: same account, same delivery settings; any change needs a new module. */
@@ -111,9 +109,9 @@ export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, acco
 			advice: `accepted a delivery through ${module}, registered for the earlier webhook URL ${sender.url}: ${REPUBLISH} to register a module for the current webhook URL ${url}.`,
 		};
 	}
-	const successor = Object.values(records)
-		.filter((record) => record.url === sender.url && record.event === sender.event && record.registeredAt > sender.registeredAt)
-		.sort((a, b) => a.registeredAt - b.registeredAt)[0];
+	const successor = Object.values(records).find(
+		(record) => record.url === sender.url && record.event === sender.event && record.registeredAt > sender.registeredAt,
+	);
 	// A replaced module keeps delivering the events it already tried, for its own retry window.
 	if (successor !== undefined && now >= successor.registeredAt + inFlightLifetimeMs(sender)) {
 		return {

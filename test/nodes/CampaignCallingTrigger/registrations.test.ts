@@ -171,7 +171,7 @@ describe('a delivery through a module, judged by what is true now', () => {
 	it('through a replaced module runs for its own retry window, (Retry Limit + 1) × Timeout and a minute after its successor came, then is refused', () => {
 		const successor = record('successor', { registeredAt: 10_000, timeout: 90 });
 		const later = record('later', { registeredAt: 50_000 });
-		const records = recordsOf(sender, later, successor);
+		const records = recordsOf(sender, successor, later);
 		const windowEnd = 10_000 + 4 * 30_000 + 60_000;
 		expect(judgeDelivery(records, sender, accountA, URL, windowEnd - 1)).toEqual({ accepted: true });
 		expect(judgeDelivery(records, sender, accountA, URL, windowEnd)).toEqual({
