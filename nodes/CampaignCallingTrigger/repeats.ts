@@ -175,7 +175,8 @@ async function recordTurn(
 		// found key adds for a moment pushes out the oldest event's companion, not its key.
 		const recorded = new Set((await recordInStore(store, keys.flatMap((key) => [companion(key), key]))).new.map(String));
 		const runs = keys.filter((key) => recorded.has(key) || !recorded.has(companion(key)));
-		const found = keys.filter((key) => !runs.includes(key));
+		const running = new Set(runs);
+		const found = keys.filter((key) => !running.has(key));
 		const recordedNew = keys.filter((key) => recorded.has(key)).flatMap((key) => [companion(key), key]);
 		const cancelledNow = cancelled();
 		const takeBack = found.map(companion);
