@@ -55,9 +55,8 @@ function storedRecords(this: IHookFunctions | IWebhookFunctions): unknown {
 
 /** The module `url` gets for `event` now: the newest registered for both (records are kept oldest first), or undefined. */
 export function currentModule(records: ModuleRecords, url: string, event: string): ModuleRecord | undefined {
-	return Object.values(records)
-		.filter((record) => record.url === url && record.event === event)
-		.at(-1);
+	const matching = Object.values(records).filter((record) => record.url === url && record.event === event);
+	return matching[matching.length - 1];
 }
 
 /** Whether `record` still serves: same account, same delivery settings; any change needs a new module. */
