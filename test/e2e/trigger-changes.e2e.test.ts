@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
-import { DOWNSTREAM, sendDelivery } from './harness/deliveries.ts';
+import { DOWNSTREAM, untilServed } from './harness/deliveries.ts';
 import {
 	type HeldModule,
 	deliverThrough,
@@ -28,7 +28,7 @@ import {
 	triggerLogLines,
 } from './harness/modules.ts';
 import { createUserFolder, simulatorCredential, startN8n, type N8nInstance } from './harness/n8n.ts';
-import { freePort, log, sleep } from './harness/process.ts';
+import { freePort, log } from './harness/process.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { sharedN8n } from './harness/shared.ts';
 import {
@@ -62,20 +62,6 @@ function withCredential(definition: WorkflowJson, nodeName: string, credential: 
 
 /** A production URL of the trigger on n8n's port, under the given webhook base. */
 const productionUrl = (base: string, trigger: WorkflowNode) => `${base}webhook/${trigger.webhookId}/webhook`;
-
-/**
- * n8n answers readiness before its webhooks are back after a restart: a forged delivery is answered 401 by
- * the trigger once its production webhook is served, 404 until then.
- */
-async function untilServed(url: string): Promise<void> {
-	const deadline = Date.now() + 120_000;
-	for (;;) {
-		const answer = await sendDelivery(url, { headers: [['content-type', 'application/json']], body: '{}' });
-		if (answer.status === 401) return;
-		if (Date.now() > deadline) throw new Error(`${url} still answers ${answer.status} after n8n's restart`);
-		await sleep(500);
-	}
-}
 
 const quoted = (lines: string[]) => (lines.length === 0 ? '(none)' : lines.map((line) => `\n    ${line.trim()}`).join(''));
 

@@ -10,9 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
-import { SECRET_HEADER, sendDelivery } from './harness/deliveries.ts';
+import { SECRET_HEADER, sendDelivery, untilServed } from './harness/deliveries.ts';
 import { createUserFolder, nodeOutput, simulatorCredential, startN8n, type N8nInstance } from './harness/n8n.ts';
-import { log, sleep } from './harness/process.ts';
+import { log } from './harness/process.ts';
 import { describeEachVersion } from './harness/runtime.ts';
 import { TRIGGER_NODE_NAME, campaignCallingTriggerNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './harness/workflows.ts';
 
@@ -78,20 +78,6 @@ describeEachVersion('an editing session with the trigger in n8n %s: the modules 
 		return answer.body.data;
 	}
 
-	/**
-	 * n8n answers readiness before it reactivates its active workflows; a forged delivery is answered 401
-	 * by the trigger once its production webhook is back, 404 until then.
-	 */
-	async function untilReactivated(productionUrl: string): Promise<void> {
-		const deadline = Date.now() + 120_000;
-		for (;;) {
-			const answer = await sendDelivery(productionUrl, { headers: [['content-type', 'application/json']], body: '{}' });
-			if (answer.status === 401) return;
-			if (Date.now() > deadline) throw new Error(`${productionUrl} still answers ${answer.status} after n8n's restart`);
-			await sleep(500);
-		}
-	}
-
 	const modulesFor = (url: string) => [...simulator.state.webhookModules.values()].map(({ record }) => record).filter((record) => record.settings.url === url);
 
 	/** One "Listen for test event", answered by a test delivery signed with the newest test module's secret. */
@@ -130,7 +116,7 @@ describeEachVersion('an editing session with the trigger in n8n %s: the modules 
 		const afterActivation = counted('activation');
 		// The session as a user goes on: n8n restarts with the workflow active (it reactivates it), and a listen follows.
 		await restart();
-		await untilReactivated(productionUrl);
+		await untilServed(productionUrl);
 		await listenOnce(workflowId, testUrl, 4);
 		const afterActiveRestart = counted('restart with the workflow active, 5th listen');
 

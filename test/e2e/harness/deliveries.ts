@@ -45,6 +45,20 @@ export function triggerUrl(n8n: N8nInstance, trigger: WorkflowNode): string {
 }
 
 /**
+ * n8n answers readiness before its webhooks are back after a restart: a forged delivery is answered 401 by
+ * the trigger once its production webhook at `url` is served, 404 until then.
+ */
+export async function untilServed(url: string): Promise<void> {
+	const deadline = Date.now() + 120_000;
+	for (;;) {
+		const answer = await sendDelivery(url, { headers: [['content-type', 'application/json']], body: '{}' });
+		if (answer.status === 401) return;
+		if (Date.now() > deadline) throw new Error(`${url} still answers ${answer.status} after n8n's restart`);
+		await sleep(500);
+	}
+}
+
+/**
  * The secret of the newest module delivering to `url` (read from the simulator's records): any of a
  * trigger's current modules is accepted for any of its events, and each module has its own secret.
  */
