@@ -144,10 +144,10 @@ export async function checkAndRecordKeys(
 
 	const companion = (key: string) => companionKey(key, execution);
 	const unique = [...firstOccurrence.keys()];
-	let turn = await recordTurn(store, trigger, unique, companion, cancelled, true);
+	let turn = await recordTurn(store, trigger, unique, companion, cancelled);
 	if (turn !== undefined && turn.found.length > 0) {
 		await store.settle?.();
-		turn = await recordTurn(store, trigger, unique, companion, cancelled, false);
+		turn = await recordTurn(store, trigger, unique, companion, cancelled, new Set(turn.found));
 	}
 	if (turn === undefined) return undefined;
 	const runs = new Set(turn.runs);
@@ -156,9 +156,12 @@ export async function checkAndRecordKeys(
 
 /**
  * Records `keys` with their companions in one turn of the trigger's store queue: returns the keys this
- * execution runs (new, or recorded by this execution before) and those `found` recorded by another.
- * The companions of found keys are removed again, and, with `takeBackWhenFound`, so are the new keys
- * when any was found. When n8n cancelled the execution, everything new is removed and undefined returned.
+ * execution runs (new, or recorded by this execution in an earlier run of it) and those `found`
+ * recorded by another. The companions of found keys are removed again; in the first turn (no
+ * `foundBefore`), so are the new keys when any was found. A key found in the first turn is never this
+ * execution's own in the second: its companion, added there, may be back in the store, since n8n's
+ * store has no lock across processes and another process's write can undo its removal. When n8n
+ * cancelled the execution, everything new is removed and undefined returned.
  */
 async function recordTurn(
 	store: KeyStore,
@@ -166,7 +169,7 @@ async function recordTurn(
 	keys: string[],
 	companion: (key: string) => string,
 	cancelled: () => boolean,
-	takeBackWhenFound: boolean,
+	foundBefore?: Set<string>,
 ): Promise<{ runs: string[]; found: string[] } | undefined> {
 	return await oneAtATime(trigger, async () => {
 		// Waiting for the trigger's earlier updates may have outlasted the execution.
@@ -174,13 +177,13 @@ async function recordTurn(
 		// Each companion before its key: n8n's store forgets its oldest entries first, so the companion a
 		// found key adds for a moment pushes out the oldest event's companion, not its key.
 		const recorded = new Set((await recordInStore(store, keys.flatMap((key) => [companion(key), key]))).new.map(String));
-		const runs = keys.filter((key) => recorded.has(key) || !recorded.has(companion(key)));
+		const runs = keys.filter((key) => recorded.has(key) || (!recorded.has(companion(key)) && foundBefore?.has(key) !== true));
 		const running = new Set(runs);
 		const found = keys.filter((key) => !running.has(key));
 		const recordedNew = keys.filter((key) => recorded.has(key)).flatMap((key) => [companion(key), key]);
 		const cancelledNow = cancelled();
 		const takeBack = found.map(companion);
-		if (cancelledNow || (takeBackWhenFound && found.length > 0)) takeBack.push(...recordedNew);
+		if (cancelledNow || (foundBefore === undefined && found.length > 0)) takeBack.push(...recordedNew);
 		if (takeBack.length > 0) await store.remove(takeBack);
 		return cancelledNow ? undefined : { runs, found };
 	});

@@ -245,7 +245,10 @@ function lostFirstInserts(n8n: QueueN8nInstance): number {
 	return lines.filter((line, index) => line.includes('duplicate key value violates unique constraint') && /INSERT INTO "public"\."processed_data"/.test(lines[index + 2] ?? '')).length;
 }
 
-/** How many keys n8n's deduplication store holds for the workflow's trigger (its one processed_data row). */
+/**
+ * How many event keys n8n's deduplication store holds for the workflow's trigger (its one processed_data row): half
+ * its entries, since each key is written with its execution's companion, in the same write, and lost with it.
+ */
 async function storedKeyCount(n8n: QueueN8nInstance, workflowId: string): Promise<number> {
 	const { postgresBin } = await ensureQueueServices();
 	const { port, database, user, password } = n8n.postgres;
@@ -253,5 +256,5 @@ async function storedKeyCount(n8n: QueueN8nInstance, workflowId: string): Promis
 	const { stdout } = await promisify(execFile)(join(postgresBin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', database, '-At', '-c', sql], {
 		env: { ...process.env, PGPASSWORD: password },
 	});
-	return Number(stdout.trim());
+	return Number(stdout.trim()) / 2;
 }

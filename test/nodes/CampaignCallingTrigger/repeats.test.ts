@@ -584,6 +584,14 @@ describe('an execution n8n runs again (n8n 1.x in queue mode re-runs a stalled j
 		expect(keys.size).toBe(4);
 	});
 
+	it('a key another execution recorded stays a repeat when another process\'s write undoes the removal of the companion this execution added', async () => {
+		// n8n's store has no lock across processes: a write made from a read before the removal puts the companion back.
+		const { keys, store } = sharedStore();
+		keys.add('A');
+		const removeLost: KeyStore = { ...store, remove: async () => {} };
+		await expect(checkAndRecordKeys(removeLost, 'lost-removal:node', 'execution-2', ['A'], () => false)).resolves.toEqual([true]);
+	});
+
 	it('in a real execution: the same execution id run again passes the event on, a new execution does not', async () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
 		const first = await trigger.take({ headers: { [SECRET_HEADER]: moduleSecret(simulator, trigger.webhookUrl) }, body: ended({ call_id: 'c-1' }) });
