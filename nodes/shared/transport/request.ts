@@ -56,11 +56,16 @@ function credentialsOf(context: ServiceContext | IWebhookFunctions): Promise<Cam
 
 /** The credential's base URL without trailing slashes; checked first, so a typo gets a clear message, not a socket error. */
 function normaliseBaseUrl(raw: unknown): string {
-	const value = typeof raw === 'string' ? raw.trim() : '';
+	const value = baseUrlText(raw);
 	if (!parseHttpUrl(value)) {
 		throw new Error(`The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com`);
 	}
-	return value.replace(/\/+$/, '');
+	return value;
+}
+
+/** The Base URL as requests address the service: trimmed, without trailing slashes; not checked. */
+function baseUrlText(raw: unknown): string {
+	return (typeof raw === 'string' ? raw.trim() : '').replace(/\/+$/, '');
 }
 
 /** The credential's Base URL as requests use it; throws when it is no web address. */
@@ -74,7 +79,7 @@ export async function credentialBaseUrl(context: ServiceContext): Promise<string
  */
 export async function credentialAccount(context: ServiceContext | IWebhookFunctions): Promise<(salt: string) => string> {
 	const { baseUrl, apiKey } = await credentialsOf(context);
-	const account = `${String(baseUrl ?? '').trim().replace(/\/+$/, '')}\n${String(apiKey ?? '')}`;
+	const account = `${baseUrlText(baseUrl)}\n${String(apiKey ?? '')}`;
 	return (salt) => createHmac('sha256', salt).update(account).digest('base64url');
 }
 
