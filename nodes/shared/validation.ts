@@ -6,14 +6,11 @@ import { NodeOperationError, jsonParse } from 'n8n-workflow';
  * any request; the router turns it into a NodeOperationError that names the item.
  */
 export class InvalidInputError extends Error {
-	readonly field: string;
-
 	readonly hint: string | undefined;
 
 	constructor(field: string, problem: string, hint?: string) {
 		super(`${field} ${problem}`);
 		this.name = 'InvalidInputError';
-		this.field = field;
 		this.hint = hint;
 	}
 }

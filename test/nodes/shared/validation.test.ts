@@ -30,7 +30,6 @@ describe('InvalidInputError', () => {
 	it('starts its message with the field and keeps the hint apart', () => {
 		const error = new InvalidInputError('Campaign ID', 'is empty', 'Enter it');
 		expect(error.message).toBe('Campaign ID is empty');
-		expect(error.field).toBe('Campaign ID');
 		expect(error.hint).toBe('Enter it');
 		expect(error.name).toBe('InvalidInputError');
 	});
