@@ -37,6 +37,10 @@ const ALL_EXAMPLES: ExampleFile[] = [...Object.values(EXAMPLES), MCP_EXAMPLE, HU
  */
 const AUTHENTICATED_ENTRY_TYPES = [WEBHOOK_TYPE, '@n8n/n8n-nodes-langchain.mcpTrigger', '@n8n/n8n-nodes-langchain.chatTrigger'];
 
+/** The examples that add contacts: each of their Add to Campaign nodes must cap a run's contacts. */
+const ADDING_EXAMPLES: ExampleFile[] = [EXAMPLES.newLead, EXAMPLES.callThenAct, MCP_EXAMPLE, HUMAN_REVIEW_EXAMPLE];
+const addToCampaignNodes = (file: ExampleFile) => readExample(file).nodes.filter((each) => each.parameters.operation === 'addToCampaign');
+
 /** Every n8n Webhook node of the examples that n8n runs (those in EXAMPLES), with the URL path it answers on. */
 const PUBLIC_WEBHOOKS = Object.values(EXAMPLES).flatMap((file) =>
 	readExample(file)
@@ -173,11 +177,20 @@ describe('the example files', () => {
 		}
 	});
 
-	it.each(ALL_EXAMPLES)('%s: every Add to Campaign (its contacts come from outside) caps the contacts one run adds', (file) => {
-		for (const each of readExample(file).nodes.filter((entry) => entry.parameters.operation === 'addToCampaign')) {
-			const cap = (each.parameters.options as { maxContactsPerRun?: unknown } | undefined)?.maxContactsPerRun;
-			expect({ node: each.name, maxContactsPerRun: cap }).toEqual({ node: each.name, maxContactsPerRun: 1 });
-		}
+	it.each(ADDING_EXAMPLES)('%s: every Add to Campaign (its contacts come from outside) caps the contacts one run adds', (file) => {
+		const caps = addToCampaignNodes(file).map((each) => ({
+			node: each.name,
+			maxContactsPerRun: (each.parameters.options as { maxContactsPerRun?: unknown } | undefined)?.maxContactsPerRun,
+		}));
+		expect(caps).not.toEqual([]);
+		expect(caps).toEqual(caps.map(({ node }) => ({ node, maxContactsPerRun: 1 })));
+	});
+
+	it('the other examples hold no Add to Campaign', () => {
+		const others = ALL_EXAMPLES.filter((file) => !ADDING_EXAMPLES.includes(file));
+		expect(others.map((file) => ({ file, addToCampaign: addToCampaignNodes(file).map((each) => each.name) }))).toEqual(
+			others.map((file) => ({ file, addToCampaign: [] })),
+		);
 	});
 });
 

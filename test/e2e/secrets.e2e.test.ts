@@ -150,6 +150,31 @@ describeEachVersion('secrets in n8n %s', (version) => {
 		return reply;
 	}
 
+	/** How the executions of `workflowIds` differ from what each workflow expects: their count, status, error items. */
+	function outcomeMismatches(executions: Array<Record<string, unknown>>, workflowIds: string[]): string[] {
+		const mismatches: string[] = [];
+		for (const workflowId of workflowIds) {
+			const { label, outcome, runs } = expected.get(workflowId)!;
+			const own = executions.filter((execution) => String(execution.workflowId) === workflowId);
+			const statuses = own.map((execution) => execution.status);
+			if (own.length !== runs) mismatches.push(`${label}: ${own.length} executions for ${runs} runs`);
+			const wanted = outcome === 'error' ? 'error' : 'success';
+			if (statuses.some((status) => status !== wanted)) mismatches.push(`${label}: statuses ${statuses.join(', ')}, expected ${wanted}`);
+			if (outcome === 'error item') {
+				const withoutErrorItem = own.filter((execution) => !nodeOutput(execution as unknown as Execution, 'Campaign Calling').some((item) => 'error' in item));
+				if (withoutErrorItem.length > 0) mismatches.push(`${label}: ${withoutErrorItem.length} executions without an error item`);
+			}
+		}
+		return mismatches;
+	}
+
+	/** Each of `workflows` failed in every run, or (Continue On Fail) gave an error item in every run. */
+	async function expectEveryRunFailed(workflows: Array<{ id: string }>) {
+		for (const { id } of workflows) await n8n.api.waitForExecutions(id, expected.get(id)!.runs);
+		const ids = workflows.map(({ id }) => id);
+		expect(outcomeMismatches(await allExecutionsWithData(n8n.api), ids)).toEqual([]);
+	}
+
 	const getContact = { resource: 'contact', operation: 'get', contactId: '={{ $json.body.contactId }}', requestOptions: REQUEST_OPTIONS };
 	const createModule = {
 		resource: 'webhookModule',
@@ -170,6 +195,7 @@ describeEachVersion('secrets in n8n %s', (version) => {
 	};
 
 	it('runs every service fault through Get Contact, Create Webhook Module and Add Contacts, with and without Continue On Fail', async () => {
+		const workflows: Array<{ id: string }> = [];
 		for (const continueOnFail of [false, true]) {
 			const suffix = continueOnFail ? ', Continue On Fail' : '';
 			const get = await actionWorkflow(`Get Contact${suffix}`, getContact, { continueOnFail });
@@ -192,10 +218,13 @@ describeEachVersion('secrets in n8n %s', (version) => {
 			}
 			// The service's own refusal: an error envelope for a contact of another company.
 			await run(get, `Get Contact, another company's contact${suffix}`, { contactId: DEMO.otherContactId });
+			workflows.push(get, create, add);
 		}
+		await expectEveryRunFailed(workflows);
 	});
 
 	it('runs bad input, a wrong key, a bad Base URL and a service that echoes the key back', async () => {
+		const workflows: Array<{ id: string }> = [];
 		for (const continueOnFail of [false, true]) {
 			const suffix = continueOnFail ? ', Continue On Fail' : '';
 			const get = await actionWorkflow(`Get Contact (input)${suffix}`, getContact, { continueOnFail });
@@ -225,10 +254,12 @@ describeEachVersion('secrets in n8n %s', (version) => {
 			for (const mode of ECHO_MODES) {
 				await run(echoGet, `Get Contact, service echoes the key: ${mode}${suffix}`, { contactId: DEMO.completedContactId }, () => echo.queue.push(mode));
 			}
+			workflows.push(get, create, add, wrongGet, wrongCreate, badBase, echoGet);
 		}
 		// Node-wide options out of range stop the run before any request.
 		const badOptions = await actionWorkflow('Get Contact (Max Retries 99)', { ...getContact, requestOptions: { maxRetries: 99 } });
 		await run(badOptions, 'Get Contact, Max Retries 99', { contactId: DEMO.completedContactId });
+		await expectEveryRunFailed([...workflows, badOptions]);
 
 		// The echoing service did get the key, in every request: what it sent back carried it.
 		expect(echo.received.length).toBe(2 * ECHO_MODES.length);
@@ -329,19 +360,7 @@ describeEachVersion('secrets in n8n %s', (version) => {
 	it('finds neither the API key nor a trigger secret in executions, answers or logs', async () => {
 		// Every path above ran as intended: each workflow's executions failed, or carried error items.
 		const executions = await allExecutionsWithData(n8n.api);
-		const outcomes: string[] = [];
-		for (const [workflowId, { label, outcome, runs }] of expected) {
-			const own = executions.filter((execution) => String(execution.workflowId) === workflowId);
-			const statuses = own.map((execution) => execution.status);
-			if (own.length !== runs) outcomes.push(`${label}: ${own.length} executions for ${runs} runs`);
-			const wanted = outcome === 'error' ? 'error' : 'success';
-			if (statuses.some((status) => status !== wanted)) outcomes.push(`${label}: statuses ${statuses.join(', ')}, expected ${wanted}`);
-			if (outcome === 'error item') {
-				const withoutErrorItem = own.filter((execution) => !nodeOutput(execution as unknown as Execution, 'Campaign Calling').some((item) => 'error' in item));
-				if (withoutErrorItem.length > 0) outcomes.push(`${label}: ${withoutErrorItem.length} executions without an error item`);
-			}
-		}
-		expect(outcomes).toEqual([]);
+		expect(outcomeMismatches(executions, [...expected.keys()])).toEqual([]);
 
 		// The secrets as the service holds them, read before anything else can change them.
 		const needles: Record<string, string> = { 'API key': apiKey, 'wrong API key': wrongKey };
