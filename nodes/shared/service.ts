@@ -5,16 +5,7 @@ import { CHECK_CREATED_MODULE, deliverySettingsBody } from './moduleSettings';
 import type { ServiceContext, ServiceRequest } from './transport';
 import { serviceRequest } from './transport';
 
-/*
- * The endpoints more than one caller sends (docs/service-interface.md, "Endpoints the package
- * calls"). An endpoint that only one operation sends lives in that operation's file.
- */
-
-/**
- * Who asks, where the caller is not the endpoint's own operation or needs to say more: the input item
- * a request serves, the name and hint its errors give, and Request Options.
- */
-export type ServiceCall = Partial<Pick<ServiceRequest, 'operation' | 'errorHint' | 'itemIndex' | 'tuning' | 'checkBeforeRepeating'>>;
+// The endpoints more than one caller sends; an endpoint one operation sends lives in that operation's file.
 
 /**
  * The webhook flows of a workspace; without one, the service's default listing. An answer without
@@ -24,7 +15,7 @@ export type ServiceCall = Partial<Pick<ServiceRequest, 'operation' | 'errorHint'
 export async function listWebhookFlows(
 	this: ServiceContext,
 	query: { workspaceId?: string },
-	call: ServiceCall = {},
+	call: Partial<ServiceRequest> = {},
 ): Promise<IDataObject[]> {
 	return (await serviceRequest.call(this, {
 		operation: 'Get Many Webhook Flows',
@@ -45,7 +36,7 @@ export async function createWebhookModule(
 	this: ServiceContext,
 	eventType: string,
 	settings: DeliverySettings,
-	call: ServiceCall = {},
+	call: Partial<ServiceRequest> = {},
 ): Promise<IDataObject> {
 	return (await serviceRequest.call(this, {
 		operation: 'Create Webhook Module',

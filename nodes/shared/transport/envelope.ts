@@ -1,8 +1,9 @@
 import { jsonParse } from 'n8n-workflow';
 
 import { isPlainObject } from '../validation';
-import type { HttpAnswer } from './retry';
-import { headerValue } from './retry';
+
+/** What one attempt got back from n8n's HTTP helper (full response, status errors not thrown). */
+export interface HttpAnswer { statusCode: number; headers: Record<string, unknown>; body: unknown }
 
 /**
  * How an endpoint frames its answer (docs/service-interface.md, "Endpoints the package calls"):
@@ -91,4 +92,9 @@ function parseBody(body: unknown): unknown {
 	const text = body.trim();
 	if (text === '') return EMPTY;
 	return /^<(!doctype|html)/i.test(text) ? HTML : jsonParse<unknown>(text, { fallbackValue: NOT_JSON });
+}
+
+export function headerValue(headers: Record<string, unknown> | undefined, name: string): string | undefined {
+	const entry = Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name);
+	return entry === undefined ? undefined : String(Array.isArray(entry[1]) ? entry[1][0] : entry[1]);
 }

@@ -4,6 +4,7 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
+	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IWebhookFunctions,
@@ -12,12 +13,11 @@ import { sleep } from 'n8n-workflow';
 
 import { parseHttpUrl, refusedInputError } from '../validation';
 
-import type { AnswerShape } from './envelope';
+import type { AnswerShape, HttpAnswer } from './envelope';
 import { interpretAnswer } from './envelope';
-import type { SentRequest } from './failures';
 import { redactSecret, serviceError } from './failures';
-import type { HttpAnswer, RetryPolicy } from './retry';
-import { DEFAULT_RETRY_POLICY, isRetryable, retryDelayMs } from './retry';
+import { DEFAULT_MAX_RETRIES, isRetryable, retryDelayMs } from './retry';
+import { sentRecordEntry } from './sentRecord';
 
 export const CREDENTIAL_TYPE = 'campaignCallingApi';
 
@@ -25,18 +25,26 @@ export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFu
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
-/** How hard the transport tries: the action node's Request Options, read once per execution. */
-export interface RequestTuning { retry: RetryPolicy; timeoutMs: number }
-
-/** One request, as the caller asks for it: the caller's part of SentRequest. */
-export interface ServiceRequest extends Omit<SentRequest, 'node' | 'baseUrl' | 'apiKey' | 'timeoutMs'> {
+/** One request to the service for an item: what is sent, and what its errors and tries need. */
+export interface ServiceRequest {
+	/** The operation's title ("Add to Campaign"), which every error message starts with. */
+	operation: string;
+	itemIndex?: number;
+	method: IHttpRequestMethods;
 	/** Path below the base URL, with its own prefix (`/v1/...`, `/compaign/v1/...`, `/contacts/...`). */
 	path: string;
 	body?: IDataObject | IDataObject[];
 	qs?: IDataObject;
 	answer: AnswerShape;
-	/** Retries and timeout; without it, the defaults. */
-	tuning?: RequestTuning;
+	/** What the user can check when the service answers `status: "error"`. */
+	errorHint?: string;
+	/** For a write: how to find out whether it was carried out, as it may have been without an answer. */
+	checkBeforeRepeating?: string;
+	/** Request Options; without them, the defaults. */
+	maxRetries?: number;
+	timeoutMs?: number;
+	/** Names a write within the run (`batch 0`): under Retry On Fail, a later try takes its recorded answer (sentRecord.ts). */
+	sendOnceAs?: string;
 }
 
 interface CampaignCallingCredentials { baseUrl: string; apiKey: string }
@@ -87,14 +95,16 @@ export async function credentialAccount(context: ServiceContext | IWebhookFuncti
 export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<unknown> {
 	const node = this.getNode();
 	const credentials = await credentialsOf(this);
-	const tuning = request.tuning ?? { retry: DEFAULT_RETRY_POLICY, timeoutMs: DEFAULT_TIMEOUT_MS };
+	const { maxRetries = DEFAULT_MAX_RETRIES, timeoutMs = DEFAULT_TIMEOUT_MS } = request;
 	let baseUrl: string;
 	try {
 		baseUrl = normaliseBaseUrl(credentials.baseUrl);
 	} catch (error) {
 		throw refusedInputError(node, new Error(redactSecret(`${request.operation} failed: ${(error as Error).message}`, credentials.apiKey)), request.itemIndex);
 	}
-	const sent: SentRequest = { ...request, node, baseUrl, apiKey: credentials.apiKey, timeoutMs: tuning.timeoutMs };
+	const sent = { baseUrl, apiKey: credentials.apiKey, timeoutMs };
+	const recorded = sentRecordEntry(this, request);
+	if (recorded?.answered) return recorded.answer;
 
 	const options: IHttpRequestOptions = {
 		method: request.method,
@@ -106,7 +116,7 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		encoding: 'text',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		timeout: tuning.timeoutMs,
+		timeout: timeoutMs,
 		// n8n sends the Authorization header on along a redirect, to any host: a redirect fails instead.
 		disableFollowRedirect: true,
 	};
@@ -121,13 +131,14 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		} catch (thrown) {
 			error = thrown;
 		}
-		if (attempt < tuning.retry.maxRetries && isRetryable(answer, error, request.method === 'GET')) {
-			await sleep(retryDelayMs(answer, attempt, tuning.retry));
+		if (attempt < maxRetries && isRetryable(answer, error, request.method === 'GET')) {
+			await sleep(retryDelayMs(answer, attempt));
 			continue;
 		}
-		if (answer === undefined) throw serviceError(sent, { kind: 'noAnswer', error, attempts: attempt + 1 });
+		if (answer === undefined) throw serviceError(node, request, sent, { kind: 'noAnswer', error, attempts: attempt + 1 });
 		const interpreted = interpretAnswer(answer, request.answer);
-		if (interpreted.ok) return interpreted.value;
-		throw serviceError(sent, interpreted.failure);
+		if (!interpreted.ok) throw serviceError(node, request, sent, interpreted.failure);
+		recorded?.keep(interpreted.value);
+		return interpreted.value;
 	}
 }

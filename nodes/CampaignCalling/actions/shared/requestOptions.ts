@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { RequestTuning } from '../../../shared/transport';
-import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../../shared/transport';
+import type { ServiceRequest } from '../../../shared/transport';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../../../shared/transport';
 import { requireIntegerInRange } from '../../../shared/validation';
 
 const MAX_RETRIES = 10;
@@ -38,18 +38,18 @@ export const requestOptionsProperty: INodeProperties = {
 };
 
 /** How hard each request of a run tries: retries and timeout, as the transport takes them. */
-export type RequestOptions = RequestTuning;
+export type RequestOptions = Required<Pick<ServiceRequest, 'maxRetries' | 'timeoutMs'>>;
 
 /** Request Options, read once per run; a bad value refuses the whole run. */
 export function readRequestOptions(context: IExecuteFunctions): RequestOptions {
 	const options = context.getNodeParameter('requestOptions', 0, {}) as IDataObject;
 	const maxRetries =
 		options.maxRetries === undefined
-			? DEFAULT_RETRY_POLICY.maxRetries
+			? DEFAULT_MAX_RETRIES
 			: requireIntegerInRange(options.maxRetries, 'Request Options → Max Retries', 0, MAX_RETRIES);
 	const timeoutSeconds =
 		options.timeoutSeconds === undefined
 			? DEFAULT_TIMEOUT_MS / 1000
 			: requireIntegerInRange(options.timeoutSeconds, 'Request Options → Timeout (Seconds)', 1, MAX_TIMEOUT_SECONDS);
-	return { retry: { ...DEFAULT_RETRY_POLICY, maxRetries }, timeoutMs: timeoutSeconds * 1000 };
+	return { maxRetries, timeoutMs: timeoutSeconds * 1000 };
 }
