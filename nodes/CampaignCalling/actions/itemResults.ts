@@ -7,14 +7,12 @@ import { InvalidInputError, refusedInputError } from '../../shared/validation';
 export type ItemResult = { output: IDataObject[] } | { error: Error; keptInput: IDataObject };
 
 /**
- * Records why an item failed, or throws when the run must stop. `refuseRun` is for a refusal that
- * covers every item (a node-wide option, a cap on the run): nothing is sent for any item.
- * `keptInput` is what a failed item's error item keeps of its input, so nothing is lost with Continue
- * On Fail.
+ * Records why an item failed, or throws without Continue On Fail. `refuseRun` fails every item (a
+ * node-wide option, a cap on the run). `keptInput` is what an error item keeps of its input.
  */
 export interface Failures {
 	failItem(itemIndex: number, error: unknown, keptInput?: IDataObject): void;
-	refuseRun(error: unknown, keptInputOf?: (itemIndex: number) => IDataObject): void;
+	refuseRun(error: unknown, keptInput?: (itemIndex: number) => IDataObject): void;
 }
 
 /** Failures written into `results`: without Continue On Fail, the first one throws. */
@@ -26,13 +24,13 @@ export function recordFailures(ctx: IExecuteFunctions, results: ItemResult[]): F
 			if (!continueOnFail) throw nodeError;
 			results[itemIndex] = { error: nodeError, keptInput };
 		},
-		refuseRun: (error, keptInputOf = () => ({})) => {
+		refuseRun: (error, keptInput = () => ({})) => {
 			const nodeError = toNodeError(ctx, error, 0);
 			if (!continueOnFail) throw nodeError;
 			// Every item is marked failed, so none passes on as if it had been sent.
 			for (let i = 0; i < results.length; i++) {
 				// An item that failed on its own keeps its own, more specific, error.
-				if (!results[i]) results[i] = { error: nodeError, keptInput: keptInputOf(i) };
+				if (!results[i]) results[i] = { error: nodeError, keptInput: keptInput(i) };
 			}
 		},
 	};
@@ -66,12 +64,7 @@ function errorItemJson(error: Error, keptInput: IDataObject): IDataObject {
 	return json;
 }
 
-/**
- * An error item for n8n's error output. n8n moves an item there only when its json is `error` alone or
- * `error` with `message` (n8n-core WorkflowExecute.handleNodeErrorOutput: 1.123.81 takes exactly those;
- * 2.41.1 also takes `details`), so the hint goes in `message` and nothing else is added: n8n itself
- * adds the input item's fields, found through pairedItem.
- */
+/** An error item for n8n's error output: `error` and `message` only, the one shape n8n moves there (ARCHITECTURE.md). */
 function errorOutputJson(error: Error): IDataObject {
 	const description = errorDescription(error);
 	return description === undefined ? { error: error.message } : { error: error.message, message: description };

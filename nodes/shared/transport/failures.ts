@@ -1,8 +1,30 @@
-import type { INode } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { AnswerFailure } from './envelope';
-import type { ServiceRequest } from './request';
+import type { AnswerFailure, AnswerShape } from './envelope';
+
+/** One request to the service for an item: what is sent, and what its errors and tries need (here, below request.ts, so no import circles back). */
+export interface ServiceRequest {
+	/** The operation's title ("Add to Campaign"), which every error message starts with. */
+	operation: string;
+	itemIndex?: number;
+	method: IHttpRequestMethods;
+	/** Path below the base URL, with its own prefix (`/v1/...`, `/compaign/v1/...`, `/contacts/...`). */
+	path: string;
+	body?: IDataObject | IDataObject[];
+	qs?: IDataObject;
+	answer: AnswerShape;
+	/** What the user can check when the service answers `status: "error"`. */
+	errorHint?: string;
+	/** For a write: how to find out whether it was carried out, as it may have been without an answer. */
+	checkBeforeRepeating?: string;
+	/** Request Options; without them, the defaults. */
+	maxRetries?: number;
+	timeoutMs?: number;
+	/** Names a write within the run (`batch 0`): under Retry On Fail, a later try takes its recorded answer (sentRecord.ts). */
+	sendOnceAs?: string;
+}
+
 
 /** Where a request went, for its error: the Base URL, the key to redact, the timeout it had. */
 interface Sent { baseUrl: string; apiKey: string; timeoutMs: number }

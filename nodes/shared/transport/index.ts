@@ -1,4 +1,5 @@
 // The transport: `request` sends (credential, URL, retries), `envelope` reads the answer, `failures` words the error.
-export type { ServiceContext, ServiceRequest } from './request';
+export type { ServiceRequest } from './failures';
+export type { ServiceContext } from './request';
 export { CREDENTIAL_TYPE, DEFAULT_TIMEOUT_MS, credentialAccount, credentialBaseUrl, serviceRequest } from './request';
 export { DEFAULT_MAX_RETRIES } from './retry';

@@ -1,10 +1,8 @@
 import { createHmac } from 'crypto';
 import type {
 	ICredentialsDecrypted,
-	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
-	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IWebhookFunctions,
@@ -13,8 +11,9 @@ import { sleep } from 'n8n-workflow';
 
 import { parseHttpUrl, refusedInputError } from '../validation';
 
-import type { AnswerShape, HttpAnswer } from './envelope';
+import type { HttpAnswer } from './envelope';
 import { interpretAnswer } from './envelope';
+import type { ServiceRequest } from './failures';
 import { redactSecret, serviceError } from './failures';
 import { DEFAULT_MAX_RETRIES, isRetryable, retryDelayMs } from './retry';
 import { sentRecordEntry } from './sentRecord';
@@ -25,32 +24,9 @@ export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFu
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
-/** One request to the service for an item: what is sent, and what its errors and tries need. */
-export interface ServiceRequest {
-	/** The operation's title ("Add to Campaign"), which every error message starts with. */
-	operation: string;
-	itemIndex?: number;
-	method: IHttpRequestMethods;
-	/** Path below the base URL, with its own prefix (`/v1/...`, `/compaign/v1/...`, `/contacts/...`). */
-	path: string;
-	body?: IDataObject | IDataObject[];
-	qs?: IDataObject;
-	answer: AnswerShape;
-	/** What the user can check when the service answers `status: "error"`. */
-	errorHint?: string;
-	/** For a write: how to find out whether it was carried out, as it may have been without an answer. */
-	checkBeforeRepeating?: string;
-	/** Request Options; without them, the defaults. */
-	maxRetries?: number;
-	timeoutMs?: number;
-	/** Names a write within the run (`batch 0`): under Retry On Fail, a later try takes its recorded answer (sentRecord.ts). */
-	sendOnceAs?: string;
-}
-
 interface CampaignCallingCredentials { baseUrl: string; apiKey: string }
 
-// The credential, read once per execution context: n8n loads and decrypts it on every read, a cost
-// each of a batch run's requests would otherwise pay. Keyed by the context, so it goes with it.
+// Read once per execution context: n8n decrypts the credential on every read.
 const credentialsByExecution = new WeakMap<object, Promise<CampaignCallingCredentials>>();
 
 function credentialsOf(context: ServiceContext | IWebhookFunctions): Promise<CampaignCallingCredentials> {

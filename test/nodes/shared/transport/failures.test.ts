@@ -17,8 +17,7 @@ import { join } from 'node:path';
 
 import type { INode } from 'n8n-workflow';
 
-import type { Failure } from '../../../../nodes/shared/transport/failures';
-import type { ServiceRequest } from '../../../../nodes/shared/transport/request';
+import type { Failure, ServiceRequest } from '../../../../nodes/shared/transport/failures';
 import { redactSecret, serviceError } from '../../../../nodes/shared/transport/failures';
 
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
