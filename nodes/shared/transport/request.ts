@@ -12,10 +12,9 @@ import { sleep } from 'n8n-workflow';
 import { parseHttpUrl, refusedInputError } from '../validation';
 
 import type { HttpAnswer } from './envelope';
-import { interpretAnswer } from './envelope';
+import { headerValue, interpretAnswer } from './envelope';
 import type { ServiceRequest } from './failures';
-import { redactSecret, serviceError } from './failures';
-import { DEFAULT_MAX_RETRIES, isRetryable, retryDelayMs } from './retry';
+import { errorCode, redactSecret, serviceError } from './failures';
 import { sentRecordEntry } from './sentRecord';
 
 export const CREDENTIAL_TYPE = 'campaignCallingApi';
@@ -23,6 +22,29 @@ export const CREDENTIAL_TYPE = 'campaignCallingApi';
 export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFunctions;
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** Retries of transient failures (see `isRetryable`); Request Options → Max Retries sets their number. */
+export const DEFAULT_RETRY_POLICY = { maxRetries: 3, initialDelayMs: 500, maxDelayMs: 8000 };
+
+/** Proof the request never left n8n: refused, or a name lookup that failed for now (ENOTFOUND proves it too, but fails again). */
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN']);
+/** Codes after which a read may safely be repeated. */
+const TRANSIENT_CODES = new Set([...NEVER_SENT_CODES, 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ESOCKETTIMEDOUT']);
+
+/** Reads (GET) are repeated after 5xx, 429 and dropped connections. Writes only when the request provably
+ * never left: a write that may have reached the service could add contacts or modules twice. */
+export function isRetryable(answer: HttpAnswer | undefined, error: unknown, isRead: boolean): boolean {
+	if (error !== undefined) return (isRead ? TRANSIENT_CODES : NEVER_SENT_CODES).has(errorCode(error) ?? '');
+	return isRead && answer !== undefined && (answer.statusCode === 429 || answer.statusCode >= 500);
+}
+
+/** Capped exponential backoff; a Retry-After header (seconds) takes precedence, within the cap. */
+export function retryDelayMs(answer: HttpAnswer | undefined, attempt: number): number {
+	const policy = DEFAULT_RETRY_POLICY;
+	const seconds = Number(headerValue(answer?.headers, 'retry-after') ?? Number.NaN);
+	if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, policy.maxDelayMs);
+	return Math.min(policy.initialDelayMs * 2 ** attempt, policy.maxDelayMs);
+}
 
 interface CampaignCallingCredentials { baseUrl: string; apiKey: string }
 
@@ -71,7 +93,7 @@ export async function credentialAccount(context: ServiceContext | IWebhookFuncti
 export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<unknown> {
 	const node = this.getNode();
 	const credentials = await credentialsOf(this);
-	const { maxRetries = DEFAULT_MAX_RETRIES, timeoutMs = DEFAULT_TIMEOUT_MS } = request;
+	const { maxRetries = DEFAULT_RETRY_POLICY.maxRetries, timeoutMs = DEFAULT_TIMEOUT_MS } = request;
 	let baseUrl: string;
 	try {
 		baseUrl = normaliseBaseUrl(credentials.baseUrl);

@@ -179,9 +179,12 @@ export const operation: BatchedOperation<CampaignContacts> = {
 		let batchSize: number;
 		let parallelRequests: number;
 		try {
-			batchSize = requireIntegerInRange(this.getNodeParameter('options.batchSize', 0, DEFAULT_BATCH_SIZE), 'Batch Size', 1, MAX_BATCH_SIZE);
-			parallelRequests = requireIntegerInRange(this.getNodeParameter('options.parallelRequests', 0, 1), 'Requests in Parallel', 1, MAX_PARALLEL_REQUESTS);
-			const limit = requireIntegerInRange(this.getNodeParameter('options.maxContactsPerRun', 0, 0), 'Max Contacts per Run', 0, Number.MAX_SAFE_INTEGER);
+			const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+			const option = (name: string, label: string, min: number, max: number, fallback: number) =>
+				options[name] === undefined ? fallback : requireIntegerInRange(options[name], label, min, max);
+			batchSize = option('batchSize', 'Batch Size', 1, MAX_BATCH_SIZE, DEFAULT_BATCH_SIZE);
+			parallelRequests = option('parallelRequests', 'Requests in Parallel', 1, MAX_PARALLEL_REQUESTS, 1);
+			const limit = option('maxContactsPerRun', 'Max Contacts per Run', 0, Number.MAX_SAFE_INTEGER, 0);
 			const total = items.reduce((sum, item) => sum + (item?.contacts.length ?? 0), 0);
 			if (limit > 0 && total > limit) {
 				throw new InvalidInputError(

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { ServiceRequest } from '../../../shared/transport';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from '../../../shared/transport';
+import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../../shared/transport';
 import { requireIntegerInRange } from '../../../shared/validation';
 
 const MAX_RETRIES = 10;
@@ -45,7 +45,7 @@ export function readRequestOptions(context: IExecuteFunctions): RequestOptions {
 	const options = context.getNodeParameter('requestOptions', 0, {}) as IDataObject;
 	const maxRetries =
 		options.maxRetries === undefined
-			? DEFAULT_MAX_RETRIES
+			? DEFAULT_RETRY_POLICY.maxRetries
 			: requireIntegerInRange(options.maxRetries, 'Request Options → Max Retries', 0, MAX_RETRIES);
 	const timeoutSeconds =
 		options.timeoutSeconds === undefined

@@ -1,5 +1,5 @@
 import { errorCode } from '../../../../nodes/shared/transport/failures';
-import { DEFAULT_RETRY_POLICY, isRetryable, retryDelayMs } from '../../../../nodes/shared/transport/retry';
+import { DEFAULT_RETRY_POLICY, isRetryable, retryDelayMs } from '../../../../nodes/shared/transport/request';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import type { FaultSpec } from '../../../simulator/server.ts';
 import { DEMO, NO_RETRIES, closedPort, useSimulator } from '../../../helpers/kit.ts';
