@@ -7,11 +7,7 @@ import { serviceRequest } from './transport';
 
 // The endpoints more than one caller sends; an endpoint one operation sends lives in that operation's file.
 
-/**
- * The webhook flows of a workspace; without one, the service's default listing. An answer without
- * data is no flows; data that is not a list of objects fails, rather than hide a changed answer.
- * Read by Get Many Webhook Flows and by Update Campaign's Webhook Flow list.
- */
+/** The webhook flows of a workspace (without one, the service's default listing); no data is no flows. */
 export async function listWebhookFlows(
 	this: ServiceContext,
 	query: { workspaceId?: string },
@@ -28,10 +24,7 @@ export async function listWebhookFlows(
 	})) as IDataObject[];
 }
 
-/**
- * Registers a webhook module for one event type; resolves to the module's record. Sent by Create
- * Webhook Module and by the trigger's activation.
- */
+/** Registers a webhook module for one event type (Create Webhook Module, the trigger's activation); resolves to its record. */
 export async function createWebhookModule(
 	this: ServiceContext,
 	eventType: string,

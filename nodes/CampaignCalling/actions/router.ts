@@ -6,10 +6,7 @@ import { recordFailures, toOutputItems } from './itemResults';
 import type { Resource } from './resource';
 import { readRequestOptions } from './shared/requestOptions';
 
-/**
- * Runs the operation the node is set to over all input items: Request Options read once, every item
- * prepared before the first request, then one request per item, or the operation's own batches.
- */
+/** Runs the node's operation over all items: every item prepared before the first request, then one request each, or the operation's own batches. */
 export async function router(this: IExecuteFunctions, resources: Resource[]): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	if (items.length === 0) return [[]];
