@@ -34,15 +34,15 @@ const shown = (error: Error & { description?: string }) => `${error.message}\n${
 
 const REFUSED_CHECKS = 'Check the Base URL\'s host and port, and that the service is running (or, if n8n uses a proxy, the proxy and n8n\'s HTTP_PROXY / HTTPS_PROXY setting).';
 
-/** A request as the transport sent it, for error shapes handed to serviceError directly. */
-type SentRequest = ServiceRequest & { baseUrl: string; apiKey: string; timeoutMs: number };
-const errorOf = (failure: Failure, overrides: Partial<SentRequest> = {}) => {
+/** A request and where it went, for error shapes handed to serviceError directly. */
+type RequestSent = ServiceRequest & { baseUrl: string; apiKey: string; timeoutMs: number };
+const errorOf = (failure: Failure, overrides: Partial<RequestSent> = {}) => {
 	const { baseUrl = 'http://127.0.0.1:8080', apiKey = key, timeoutMs = 60_000, ...request } = overrides;
 	const node = { name: 'Campaign Calling' } as INode;
 	return serviceError(node, { operation: 'Get Contact', method: 'GET', path: '/contacts/x', answer: 'record', ...request }, { baseUrl, apiKey, timeoutMs }, failure);
 };
-const noAnswer = (error: unknown, overrides: Partial<SentRequest> = {}) => errorOf({ kind: 'noAnswer', error, attempts: 1 }, overrides);
-const WRITE: Partial<SentRequest> = { operation: 'Add to Campaign', method: 'POST' };
+const noAnswer = (error: unknown, overrides: Partial<RequestSent> = {}) => errorOf({ kind: 'noAnswer', error, attempts: 1 }, overrides);
+const WRITE: Partial<RequestSent> = { operation: 'Add to Campaign', method: 'POST' };
 
 async function listen(server: http.Server | https.Server): Promise<number> {
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
