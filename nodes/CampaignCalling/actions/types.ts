@@ -1,9 +1,20 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { ServiceRequest } from '../../shared/transport';
-import type { Failures, ItemResult } from './itemResults';
 
 // The contract between the router and the operations, its own module so operations never import the router.
+
+/** Per input item: its output items, or the error that replaced them. */
+export type ItemResult = { output: IDataObject[] } | { error: Error; keptInput: IDataObject };
+
+/**
+ * Records why an item failed, or throws without Continue On Fail. `refuseRun` fails every item (a
+ * node-wide option, a cap on the run). `keptInput` is what an error item keeps of its input.
+ */
+export interface Failures {
+	failItem(itemIndex: number, error: unknown, keptInput?: IDataObject): void;
+	refuseRun(error: unknown, keptInput?: (itemIndex: number) => IDataObject): void;
+}
 
 /** What the router hands an operation's requests: its title for errors, and Request Options. */
 export type RequestBase = Required<Pick<ServiceRequest, 'operation' | 'maxRetries' | 'timeoutMs'>>;
