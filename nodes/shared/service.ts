@@ -5,26 +5,13 @@ import { CHECK_CREATED_MODULE, deliverySettingsBody } from './moduleSettings';
 import type { ServiceContext, ServiceRequest } from './transport';
 import { serviceRequest } from './transport';
 
-/*
- * The endpoints more than one caller sends (docs/service-interface.md, "Endpoints the package
- * calls"). An endpoint that only one operation sends lives in that operation's file.
- */
+// The endpoints more than one caller sends; an endpoint one operation sends lives in that operation's file.
 
-/**
- * Who asks, where the caller is not the endpoint's own operation or needs to say more: the input item
- * a request serves, the name and hint its errors give, and Request Options.
- */
-export type ServiceCall = Partial<Pick<ServiceRequest, 'operation' | 'errorHint' | 'itemIndex' | 'tuning' | 'checkBeforeRepeating'>>;
-
-/**
- * The webhook flows of a workspace; without one, the service's default listing. An answer without
- * data is no flows; data that is not a list of objects fails, rather than hide a changed answer.
- * Read by Get Many Webhook Flows and by Update Campaign's Webhook Flow list.
- */
+/** The webhook flows of a workspace (without one, the service's default listing); no data is no flows. */
 export async function listWebhookFlows(
 	this: ServiceContext,
 	query: { workspaceId?: string },
-	call: ServiceCall = {},
+	call: Partial<ServiceRequest> = {},
 ): Promise<IDataObject[]> {
 	return (await serviceRequest.call(this, {
 		operation: 'Get Many Webhook Flows',
@@ -37,15 +24,12 @@ export async function listWebhookFlows(
 	})) as IDataObject[];
 }
 
-/**
- * Registers a webhook module for one event type; resolves to the module's record. Sent by Create
- * Webhook Module and by the trigger's activation.
- */
+/** Registers a webhook module for one event type (Create Webhook Module, the trigger's activation); resolves to its record. */
 export async function createWebhookModule(
 	this: ServiceContext,
 	eventType: string,
 	settings: DeliverySettings,
-	call: ServiceCall = {},
+	call: Partial<ServiceRequest> = {},
 ): Promise<IDataObject> {
 	return (await serviceRequest.call(this, {
 		operation: 'Create Webhook Module',

@@ -12,10 +12,7 @@ export interface Resource {
 	properties: INodeProperties[];
 }
 
-/**
- * Builds a resource from its operations, listed in the order the editor shows them (alphabetical, as
- * n8n's lint asks); the first is the default. Each operation's parameters are shown for it alone.
- */
+/** A resource from its operations, in the editor's (alphabetical) order, the first the default; each operation's parameters shown for it alone. */
 export function defineResource(name: string, value: string, operations: Operation[]): Resource {
 	const defaultOperation = operations[0].value;
 	const operationProperty: INodeProperties = {
@@ -50,10 +47,7 @@ export function resourceProperty(resources: Resource[], defaultResource: string)
 	};
 }
 
-/**
- * The node's subtitle: each operation's title on the canvas, not its stored values. Built from the
- * operations, so a new operation brings its own.
- */
+/** The canvas subtitle: each operation's title, built from the operations so a new one brings its own. */
 export function subtitleOf(resources: Resource[]): string {
 	const titles: Record<string, string> = {};
 	for (const resource of resources) {

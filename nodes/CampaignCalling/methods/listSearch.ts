@@ -4,9 +4,8 @@ import { listWebhookFlows } from '../../shared/service';
 import { isPlainObject } from '../../shared/validation';
 
 /**
- * The webhook flows for Update Campaign → Webhook Flow's list, searchable by name. The listing is
- * the service's default one (workspace "default", outbound flows). docs/service-interface.md shows no
- * paging, so the whole listing comes in one answer and the search runs here.
+ * Update Campaign → Webhook Flow's list: the service's default listing, searched here by name, as the
+ * interface shows no paging or search (docs/service-interface.md).
  */
 export async function searchWebhookFlows(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const flows = await listWebhookFlows.call(

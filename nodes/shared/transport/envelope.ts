@@ -1,16 +1,13 @@
 import { jsonParse } from 'n8n-workflow';
 
 import { isPlainObject } from '../validation';
-import type { HttpAnswer } from './retry';
-import { headerValue } from './retry';
+
+/** What one attempt got back from n8n's HTTP helper (full response, status errors not thrown). */
+export interface HttpAnswer { statusCode: number; headers: Record<string, unknown>; body: unknown }
 
 /**
- * How an endpoint frames its answer (docs/service-interface.md, "Endpoints the package calls"):
- * - `envelope`: HTTP 200 `{ status, message, data }`, where `status: "error"` is a failure; resolves to `data` as it came.
- * - a `DataShape`: the envelope, whose `data` is one JSON object (`record`) or a list of them (`list`;
- *   no `data`, or `null`, is an empty list). `names` says what it holds, for errors: "a contact record".
- * - `record`: a bare JSON object (the module endpoints).
- * - `passThrough`: an undocumented body (Update Campaign): an error envelope still fails, anything else is the value.
+ * How an endpoint frames its answer (docs/service-interface.md): `envelope` resolves to `{status, message, data}`'s data; a `DataShape`
+ * asks that data be a record or a list of them (none is an empty list); `record` is a bare object; `passThrough` any body but an error envelope.
  */
 export type AnswerShape = 'envelope' | DataShape | 'record' | 'passThrough';
 export interface DataShape { data: 'record' | 'list'; names: string }
@@ -91,4 +88,9 @@ function parseBody(body: unknown): unknown {
 	const text = body.trim();
 	if (text === '') return EMPTY;
 	return /^<(!doctype|html)/i.test(text) ? HTML : jsonParse<unknown>(text, { fallbackValue: NOT_JSON });
+}
+
+export function headerValue(headers: Record<string, unknown> | undefined, name: string): string | undefined {
+	const entry = Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name);
+	return entry === undefined ? undefined : String(Array.isArray(entry[1]) ? entry[1][0] : entry[1]);
 }

@@ -1,27 +1,53 @@
-import type { IHttpRequestMethods, INode } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { AnswerFailure } from './envelope';
-import { errorChain, errorCode } from './retry';
+import type { AnswerFailure, AnswerShape } from './envelope';
 
-/** A request as it was sent: the one context of a request, all its errors need. */
-export interface SentRequest {
-	node: INode;
+/** One request to the service for an item: what is sent, and what its errors and tries need (here, below request.ts, so no import circles back). */
+export interface ServiceRequest {
 	/** The operation's title ("Add to Campaign"), which every error message starts with. */
 	operation: string;
 	itemIndex?: number;
+	method: IHttpRequestMethods;
+	/** Path below the base URL, with its own prefix (`/v1/...`, `/compaign/v1/...`, `/contacts/...`). */
+	path: string;
+	body?: IDataObject | IDataObject[];
+	qs?: IDataObject;
+	answer: AnswerShape;
 	/** What the user can check when the service answers `status: "error"`. */
 	errorHint?: string;
 	/** For a write: how to find out whether it was carried out, as it may have been without an answer. */
 	checkBeforeRepeating?: string;
-	method: IHttpRequestMethods;
-	baseUrl: string;
-	apiKey: string;
-	timeoutMs: number;
+	/** Request Options; without them, the defaults. */
+	maxRetries?: number;
+	timeoutMs?: number;
+	/** Names a write within the run (`batch 0`): under Retry On Fail, a later try takes its recorded answer (sentRecord.ts). */
+	sendOnceAs?: string;
 }
+
+
+/** Where a request went, for its error: the Base URL, the key to redact, the timeout it had. */
+interface Sent { baseUrl: string; apiKey: string; timeoutMs: number }
 
 /** A request that got no answer: the error n8n's HTTP helper threw, after how many attempts. */
 export type Failure = AnswerFailure | { kind: 'noAnswer'; error: unknown; attempts: number };
+
+/** The links of the error n8n's HTTP helper threw: NodeApiError → the HTTP library's error → the socket's (`cause`, or `errorResponse` for what was no Error). */
+export function errorChain(error: unknown): Array<Record<string, unknown>> {
+	const chain: Array<Record<string, unknown>> = [];
+	for (let link = error; chain.length < 6 && typeof link === 'object' && link !== null && !chain.includes(link as never); ) {
+		const fields = link as Record<string, unknown>;
+		chain.push(fields);
+		link = fields.cause ?? fields.errorResponse;
+	}
+	return chain;
+}
+
+/** The socket, DNS or TLS code of a failure, from the errors' fields only: `code`, or `httpCode`, where n8n's NodeApiError files it (n8n 1.x keeps nothing else). */
+export function errorCode(error: unknown): string | undefined {
+	const isCode = (value: unknown): value is string => typeof value === 'string' && /^[A-Z][A-Z0-9_]+$/.test(value);
+	return errorChain(error).flatMap((link) => [link.code, link.httpCode]).find(isCode);
+}
 
 /** Removes every occurrence of the API key from a text, so no error or output can carry it. */
 export function redactSecret(text: string, secret: string | undefined): string {
@@ -69,29 +95,29 @@ type Cause = [reason: string, hint?: string, httpCode?: number];
 
 /** The one error of a failed request: a NodeApiError naming the operation and the item, with a hint, the API key
  * redacted. Built from its message, not from the HTTP library's error, whose headers carry the key. */
-export function serviceError(request: SentRequest, failure: Failure): NodeApiError {
-	const [reason, hint, httpCode] = causeOf(request, failure);
-	const message = redactSecret(`${request.operation} failed: ${reason}`, request.apiKey);
-	const description = hint === undefined ? undefined : redactSecret(hint, request.apiKey);
+export function serviceError(node: INode, request: ServiceRequest, sent: Sent, failure: Failure): NodeApiError {
+	const [reason, hint, httpCode] = causeOf(request, sent, failure);
+	const message = redactSecret(`${request.operation} failed: ${reason}`, sent.apiKey);
+	const description = hint === undefined ? undefined : redactSecret(hint, sent.apiKey);
 	const code = httpCode === undefined ? undefined : String(httpCode);
-	return new NodeApiError(request.node, { message }, { message, description, httpCode: code, itemIndex: request.itemIndex });
+	return new NodeApiError(node, { message }, { message, description, httpCode: code, itemIndex: request.itemIndex });
 }
 
-function causeOf(request: SentRequest, failure: Failure): Cause {
+function causeOf(request: ServiceRequest, sent: Sent, failure: Failure): Cause {
 	if (failure.kind === 'unexpected') return [failure.reason];
 	const said = 'said' in failure && failure.said ? ` (${truncate(failure.said, 300)})` : '';
 	if (failure.kind === 'envelope') return [`the service answered status "error"${said}`, request.errorHint];
 	const isWrite = request.method !== 'GET';
 	const checkBeforeRepeating = request.checkBeforeRepeating ?? 'Check at the service whether it was carried out before you repeat it.';
 	if (failure.kind === 'noAnswer') {
-		const [reason, hint] = noAnswerCause(request, failure.error, isWrite ? checkBeforeRepeating : undefined);
+		const [reason, hint] = noAnswerCause(sent, failure.error, isWrite ? checkBeforeRepeating : undefined);
 		return [`${reason}${failure.attempts > 1 ? ` (${failure.attempts} attempts)` : ''}`, hint];
 	}
 	const { statusCode } = failure;
 	const status = `the service answered HTTP ${statusCode}${HTTP_STATUS_TEXT[statusCode] ? ` ${HTTP_STATUS_TEXT[statusCode]}` : ''}`;
 	if (failure.kind === 'redirect') {
 		return [
-			`${status}, a redirect to ${redirectTarget(failure.location, request.baseUrl)}, which the node does not follow`,
+			`${status}, a redirect to ${redirectTarget(failure.location, sent.baseUrl)}, which the node does not follow`,
 			'A followed redirect would carry the API key to another address. Enter the address the service answers at as the Base URL of the Campaign Calling credential.',
 			statusCode,
 		];
@@ -106,11 +132,11 @@ function causeOf(request: SentRequest, failure: Failure): Cause {
 }
 
 /** Why a request got no answer, from the error's codes and fields; `checkBeforeRepeating` is given for a write. */
-function noAnswerCause(request: SentRequest, error: unknown, checkBeforeRepeating: string | undefined): Cause {
+function noAnswerCause(sent: Sent, error: unknown, checkBeforeRepeating: string | undefined): Cause {
 	const chain = errorChain(error);
 	const field = (name: string) => chain.map((link) => link[name]).find((value) => typeof value === 'string' && value !== '') as string | undefined;
 	const code = errorCode(error) ?? '';
-	const { origin, hostname, port, protocol } = new URL(request.baseUrl);
+	const { origin, hostname, port, protocol } = new URL(sent.baseUrl);
 	const ssrf = chain.find((link) => link.name === 'SsrfBlockedIpError' || link.name === 'SsrfBlockedHostnameError');
 	if (ssrf) {
 		const what = typeof ssrf.ip === 'string'
@@ -147,7 +173,7 @@ function noAnswerCause(request: SentRequest, error: unknown, checkBeforeRepeatin
 	if (TIMEOUT_CODES.includes(code)) {
 		const slow = 'If the service is slow, raise Request Options → Timeout';
 		return [
-			`no answer from ${origin} within ${Math.round(request.timeoutMs / 1000)} seconds${maybeDone}`,
+			`no answer from ${origin} within ${Math.round(sent.timeoutMs / 1000)} seconds${maybeDone}`,
 			checkBeforeRepeating === undefined ? `${slow}; otherwise check that it is reachable from n8n.` : `${checkBeforeRepeating} ${slow}.`,
 		];
 	}

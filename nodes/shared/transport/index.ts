@@ -1,7 +1,4 @@
-/*
- * The transport: `request` sends (credential, URL, retries), `envelope` reads the answer, `failures`
- * builds the one error of a failed request, `retry` says what may be repeated and when.
- */
-export type { RequestTuning, ServiceContext, ServiceRequest } from './request';
-export { CREDENTIAL_TYPE, DEFAULT_TIMEOUT_MS, credentialAccount, credentialBaseUrl, serviceRequest } from './request';
-export { DEFAULT_RETRY_POLICY } from './retry';
+// The transport: `request` sends (credential, URL, retries, the sent-record), `envelope` reads the answer, `failures` words the error.
+export type { ServiceRequest } from './failures';
+export type { ServiceContext } from './request';
+export { CREDENTIAL_TYPE, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, credentialAccount, credentialBaseUrl, serviceRequest } from './request';

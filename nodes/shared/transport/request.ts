@@ -1,7 +1,6 @@
 import { createHmac } from 'crypto';
 import type {
 	ICredentialsDecrypted,
-	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
 	IHttpRequestOptions,
@@ -12,12 +11,11 @@ import { sleep } from 'n8n-workflow';
 
 import { parseHttpUrl, refusedInputError } from '../validation';
 
-import type { AnswerShape } from './envelope';
-import { interpretAnswer } from './envelope';
-import type { SentRequest } from './failures';
-import { redactSecret, serviceError } from './failures';
-import type { HttpAnswer, RetryPolicy } from './retry';
-import { DEFAULT_RETRY_POLICY, isRetryable, retryDelayMs } from './retry';
+import type { HttpAnswer } from './envelope';
+import { headerValue, interpretAnswer } from './envelope';
+import type { ServiceRequest } from './failures';
+import { errorCode, redactSecret, serviceError } from './failures';
+import { sentRecordEntry } from './sentRecord';
 
 export const CREDENTIAL_TYPE = 'campaignCallingApi';
 
@@ -25,24 +23,32 @@ export type ServiceContext = IExecuteFunctions | IHookFunctions | ILoadOptionsFu
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
-/** How hard the transport tries: the action node's Request Options, read once per execution. */
-export interface RequestTuning { retry: RetryPolicy; timeoutMs: number }
+/** Retries of transient failures (see `isRetryable`); Request Options → Max Retries sets their number. */
+export const DEFAULT_RETRY_POLICY = { maxRetries: 3, initialDelayMs: 500, maxDelayMs: 8000 };
 
-/** One request, as the caller asks for it: the caller's part of SentRequest. */
-export interface ServiceRequest extends Omit<SentRequest, 'node' | 'baseUrl' | 'apiKey' | 'timeoutMs'> {
-	/** Path below the base URL, with its own prefix (`/v1/...`, `/compaign/v1/...`, `/contacts/...`). */
-	path: string;
-	body?: IDataObject | IDataObject[];
-	qs?: IDataObject;
-	answer: AnswerShape;
-	/** Retries and timeout; without it, the defaults. */
-	tuning?: RequestTuning;
+/** Proof the request never left n8n: refused, or a name lookup that failed for now (ENOTFOUND proves it too, but fails again). */
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN']);
+/** Codes after which a read may safely be repeated. */
+const TRANSIENT_CODES = new Set([...NEVER_SENT_CODES, 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ESOCKETTIMEDOUT']);
+
+/** Reads (GET) are repeated after 5xx, 429 and dropped connections. Writes only when the request provably
+ * never left: a write that may have reached the service could add contacts or modules twice. */
+export function isRetryable(answer: HttpAnswer | undefined, error: unknown, isRead: boolean): boolean {
+	if (error !== undefined) return (isRead ? TRANSIENT_CODES : NEVER_SENT_CODES).has(errorCode(error) ?? '');
+	return isRead && answer !== undefined && (answer.statusCode === 429 || answer.statusCode >= 500);
+}
+
+/** Capped exponential backoff; a Retry-After header (seconds) takes precedence, within the cap. */
+export function retryDelayMs(answer: HttpAnswer | undefined, attempt: number): number {
+	const policy = DEFAULT_RETRY_POLICY;
+	const seconds = Number(headerValue(answer?.headers, 'retry-after') ?? Number.NaN);
+	if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, policy.maxDelayMs);
+	return Math.min(policy.initialDelayMs * 2 ** attempt, policy.maxDelayMs);
 }
 
 interface CampaignCallingCredentials { baseUrl: string; apiKey: string }
 
-// The credential, read once per execution context: n8n loads and decrypts it on every read, a cost
-// each of a batch run's requests would otherwise pay. Keyed by the context, so it goes with it.
+// Read once per execution context: n8n decrypts the credential on every read.
 const credentialsByExecution = new WeakMap<object, Promise<CampaignCallingCredentials>>();
 
 function credentialsOf(context: ServiceContext | IWebhookFunctions): Promise<CampaignCallingCredentials> {
@@ -87,14 +93,16 @@ export async function credentialAccount(context: ServiceContext | IWebhookFuncti
 export async function serviceRequest(this: ServiceContext, request: ServiceRequest): Promise<unknown> {
 	const node = this.getNode();
 	const credentials = await credentialsOf(this);
-	const tuning = request.tuning ?? { retry: DEFAULT_RETRY_POLICY, timeoutMs: DEFAULT_TIMEOUT_MS };
+	const { maxRetries = DEFAULT_RETRY_POLICY.maxRetries, timeoutMs = DEFAULT_TIMEOUT_MS } = request;
 	let baseUrl: string;
 	try {
 		baseUrl = normaliseBaseUrl(credentials.baseUrl);
 	} catch (error) {
 		throw refusedInputError(node, new Error(redactSecret(`${request.operation} failed: ${(error as Error).message}`, credentials.apiKey)), request.itemIndex);
 	}
-	const sent: SentRequest = { ...request, node, baseUrl, apiKey: credentials.apiKey, timeoutMs: tuning.timeoutMs };
+	const sent = { baseUrl, apiKey: credentials.apiKey, timeoutMs };
+	const recorded = sentRecordEntry(this, request);
+	if (recorded?.answered) return recorded.answer;
 
 	const options: IHttpRequestOptions = {
 		method: request.method,
@@ -106,7 +114,7 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		encoding: 'text',
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		timeout: tuning.timeoutMs,
+		timeout: timeoutMs,
 		// n8n sends the Authorization header on along a redirect, to any host: a redirect fails instead.
 		disableFollowRedirect: true,
 	};
@@ -121,13 +129,14 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 		} catch (thrown) {
 			error = thrown;
 		}
-		if (attempt < tuning.retry.maxRetries && isRetryable(answer, error, request.method === 'GET')) {
-			await sleep(retryDelayMs(answer, attempt, tuning.retry));
+		if (attempt < maxRetries && isRetryable(answer, error, request.method === 'GET')) {
+			await sleep(retryDelayMs(answer, attempt));
 			continue;
 		}
-		if (answer === undefined) throw serviceError(sent, { kind: 'noAnswer', error, attempts: attempt + 1 });
+		if (answer === undefined) throw serviceError(node, request, sent, { kind: 'noAnswer', error, attempts: attempt + 1 });
 		const interpreted = interpretAnswer(answer, request.answer);
-		if (interpreted.ok) return interpreted.value;
-		throw serviceError(sent, interpreted.failure);
+		if (!interpreted.ok) throw serviceError(node, request, sent, interpreted.failure);
+		recorded?.keep(interpreted.value);
+		return interpreted.value;
 	}
 }

@@ -1,12 +1,12 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { serviceRequest } from '../../../shared/transport';
-import type { BatchedOperation, ItemUnits } from '../types';
+import type { BatchedOperation } from '../types';
 import { InvalidInputError, requireIntegerInRange, requireOneOf, requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from '../campaign/fields';
-import type { ContactInput } from './contactInput';
+import type { CampaignContacts, ContactInput } from './contactInput';
 import { INPUT_MODES, readContacts, readMappedContact } from './contactInput';
-import { readItemParameters } from '../shared/parameters';
+import { readItemParameters } from './readItemParameters';
 
 const DEFAULT_BATCH_SIZE = 100;
 const MAX_BATCH_SIZE = 1000;
@@ -149,7 +149,10 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const operation: BatchedOperation<ContactInput> = {
+/** Contacts bound for one campaign, sent in one request; `itemOf` and `placeInItem` say whose each one is. */
+interface Batch { number: number; campaignId: string; contacts: ContactInput[]; itemOf: number[]; placeInItem: number[] }
+
+export const operation: BatchedOperation<CampaignContacts> = {
 	kind: 'batched',
 	value: 'addToCampaign',
 	title: 'Add to Campaign',
@@ -158,75 +161,109 @@ export const operation: BatchedOperation<ContactInput> = {
 	properties,
 	createsOnEachSend: true,
 
-	prepare(itemIndex): ItemUnits<ContactInput> {
+	prepare(itemIndex) {
 		// Read as the mapped fields are: this runs for every item of a large list.
 		const mode = requireOneOf(readItemParameters(this, itemIndex, ['inputMode'], ['fields'])[0], 'Input Mode', INPUT_MODES);
 		if (mode === 'fields') return readMappedContact(this, itemIndex);
 		const [campaignId] = readItemParameters(this, itemIndex, ['campaignId']);
-		return { batchKey: requireUuid(campaignId, 'Campaign ID', campaignIdHint), units: readContacts(this, itemIndex, mode) };
+		return { campaignId: requireUuid(campaignId, 'Campaign ID', campaignIdHint), contacts: readContacts(this, itemIndex, mode) };
 	},
 
-	batching() {
-		return {
-			batchSize: requireIntegerInRange(this.getNodeParameter('options.batchSize', 0, DEFAULT_BATCH_SIZE), 'Batch Size', 1, MAX_BATCH_SIZE),
-			parallelRequests: requireIntegerInRange(
-				this.getNodeParameter('options.parallelRequests', 0, 1),
-				'Requests in Parallel',
-				1,
-				MAX_PARALLEL_REQUESTS,
-			),
+	/** Groups the items' contacts per campaign, in input order, into batches; sends them; one output item per input item. */
+	async sendAll(items, request, results, failures) {
+		const keptInput = (itemIndex: number): IDataObject => {
+			const item = items[itemIndex];
+			if (!item) return {};
+			return item.contacts.length === 1 ? { campaignId: item.campaignId, contact: item.contacts[0] } : { campaignId: item.campaignId, contacts: item.contacts };
 		};
-	},
-
-	checkTotal(totalContacts) {
-		const limit = requireIntegerInRange(this.getNodeParameter('options.maxContactsPerRun', 0, 0), 'Max Contacts per Run', 0, Number.MAX_SAFE_INTEGER);
-		if (limit > 0 && totalContacts > limit) {
-			throw new InvalidInputError(
-				'Max Contacts per Run',
-				`is ${limit}, but this run would add ${totalContacts} contacts; nothing was sent`,
-				'Raise Options → Max Contacts per Run, or send fewer contacts in one run (an AI Agent: fewer per tool call).',
-			);
+		let batchSize: number;
+		let parallelRequests: number;
+		try {
+			const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+			const option = (name: string, label: string, min: number, max: number, fallback: number) =>
+				options[name] === undefined ? fallback : requireIntegerInRange(options[name], label, min, max);
+			batchSize = option('batchSize', 'Batch Size', 1, MAX_BATCH_SIZE, DEFAULT_BATCH_SIZE);
+			parallelRequests = option('parallelRequests', 'Requests in Parallel', 1, MAX_PARALLEL_REQUESTS, 1);
+			const limit = option('maxContactsPerRun', 'Max Contacts per Run', 0, Number.MAX_SAFE_INTEGER, 0);
+			const total = items.reduce((sum, item) => sum + (item?.contacts.length ?? 0), 0);
+			if (limit > 0 && total > limit) {
+				throw new InvalidInputError(
+					'Max Contacts per Run',
+					`is ${limit}, but this run would add ${total} contacts; nothing was sent`,
+					'Raise Options → Max Contacts per Run, or send fewer contacts in one run (an AI Agent: fewer per tool call).',
+				);
+			}
+		} catch (error) {
+			failures.refuseRun(error, keptInput);
+			return;
 		}
-	},
 
-	async sendBatch(campaignId, contacts, call) {
-		const data = await serviceRequest.call(this, {
-			...call,
-			method: 'POST',
-			path: `/compaign/v1/contacts/addToCampaign/${encodeURIComponent(campaignId)}`,
-			body: contacts,
-			answer: 'envelope',
-			errorHint:
-				'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
-			// The service lists no contacts, so the user checks what they can.
-			checkBeforeRepeating:
-				'Check whether these contacts were added (Get Contact for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.',
+		// Items bound for the same campaign share batches even when other campaigns sit between them.
+		const batches: Batch[] = [];
+		const batchesOfItem = items.map((): number[] => []);
+		const open = new Map<string, Batch>();
+		items.forEach((item, itemIndex) => {
+			item?.contacts.forEach((contact, place) => {
+				let batch = open.get(item.campaignId);
+				if (!batch || batch.contacts.length >= batchSize) {
+					batch = { number: batches.length, campaignId: item.campaignId, contacts: [], itemOf: [], placeInItem: [] };
+					batches.push(batch);
+					open.set(item.campaignId, batch);
+				}
+				batch.contacts.push(contact);
+				batch.itemOf.push(itemIndex);
+				batch.placeInItem.push(place);
+				if (batchesOfItem[itemIndex][batchesOfItem[itemIndex].length - 1] !== batch.number) batchesOfItem[itemIndex].push(batch.number);
+			});
 		});
-		// docs/service-interface.md does not show `data`: an array with one entry per contact is matched
-		// to them; anything else is the whole batch's answer.
-		const perContact = Array.isArray(data) && data.length === contacts.length;
-		return contacts.map((_, index) => ({
-			data: (perContact ? (data as unknown[])[index] : data) as IDataObject,
-		}));
-	},
 
-	itemOutput(item, answers, batchNumbers) {
-		const output: IDataObject = { campaignId: item.batchKey };
-		if (item.units.length === 1) {
-			output.contact = item.units[0];
-			output.result = answers[0].data;
-		} else {
-			output.contacts = item.units;
-			output.results = answers.map((answer) => answer.data);
-		}
-		output.added = item.units.length;
-		output.batch = batchNumbers.length === 1 ? batchNumbers[0] : batchNumbers;
-		return output;
-	},
+		// Each item's answers, one per contact, filled in as its batches come back.
+		const answers = items.map((item) => new Array<unknown>(item?.contacts.length ?? 0));
+		const sendBatch = async ({ number, campaignId, contacts, itemOf, placeInItem }: Batch) => {
+			try {
+				const data = await serviceRequest.call(this, {
+					...request,
+					itemIndex: itemOf[0],
+					sendOnceAs: `batch ${number}`,
+					method: 'POST',
+					path: `/compaign/v1/contacts/addToCampaign/${encodeURIComponent(campaignId)}`,
+					body: contacts,
+					answer: 'envelope',
+					errorHint:
+						'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
+					// The service lists no contacts, so the user checks what they can.
+					checkBeforeRepeating:
+						'Check whether these contacts were added (Get Contact for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.',
+				});
+				// The interface does not show `data`: one entry per contact is matched to them, else it is the whole batch's answer.
+				const perContact = Array.isArray(data) && data.length === contacts.length;
+				itemOf.forEach((owner, index) => (answers[owner][placeInItem[index]] = perContact ? data[index] : data));
+			} catch (error) {
+				for (const owner of new Set(itemOf)) {
+					if (!results[owner]) failures.failItem(owner, error, keptInput(owner));
+				}
+			}
+		};
+		// At most Requests in Parallel batches in flight; after a failure, no new batch starts and the first error is thrown.
+		let next = 0;
+		let firstError: unknown;
+		const worker = async () => {
+			while (firstError === undefined && next < batches.length) {
+				await sendBatch(batches[next++]).catch((error: unknown) => (firstError ??= error));
+			}
+		};
+		await Promise.all(Array.from({ length: Math.min(parallelRequests, batches.length) }, worker));
+		if (firstError !== undefined) throw firstError;
 
-	failedItemOutput(item) {
-		return item.units.length === 1
-			? { campaignId: item.batchKey, contact: item.units[0] }
-			: { campaignId: item.batchKey, contacts: item.units };
+		items.forEach((item, i) => {
+			if (results[i] || !item) return;
+			const output: IDataObject = { ...keptInput(i) };
+			if (item.contacts.length === 1) output.result = answers[i][0] as IDataObject;
+			else output.results = answers[i] as IDataObject[];
+			output.added = item.contacts.length;
+			const numbers = batchesOfItem[i];
+			output.batch = numbers.length === 1 ? numbers[0] : numbers;
+			results[i] = { output: [output] };
+		});
 	},
 };

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { ItemUnits } from '../types';
-import { readItemParameters } from '../shared/parameters';
+import { readItemParameters } from './readItemParameters';
 import {
 	InvalidInputError,
 	isPlainObject,
@@ -23,6 +22,9 @@ import { campaignIdHint } from '../campaign/fields';
 export const INPUT_MODES = ['fields', 'autoMap', 'json'] as const;
 
 type InputMode = (typeof INPUT_MODES)[number];
+
+/** What one input item adds: its contacts, and the campaign they go to. */
+export interface CampaignContacts { campaignId: string; contacts: ContactInput[] }
 
 /** A contact in the service's own input shape (docs/service-interface.md, "Endpoints the package calls"). */
 export interface ContactInput extends IDataObject {
@@ -87,19 +89,19 @@ export function readContacts(context: IExecuteFunctions, itemIndex: number, mode
 }
 
 /** Map Each Field: the item's parameters read in one pass, so their expressions are evaluated together. */
-export function readMappedContact(context: IExecuteFunctions, itemIndex: number): ItemUnits<ContactInput> {
+export function readMappedContact(context: IExecuteFunctions, itemIndex: number): CampaignContacts {
 	const [campaignId, firstname, lastname, phoneNumber, metadata] = readItemParameters(
 		context,
 		itemIndex,
 		['campaignId', 'firstName', 'lastName', 'phoneNumber', 'additionalFields.metadata'],
 		[undefined, undefined, undefined, undefined, ''],
 	);
-	const batchKey = requireUuid(campaignId, 'Campaign ID', campaignIdHint);
+	const campaign = requireUuid(campaignId, 'Campaign ID', campaignIdHint);
 	const contact = checkContact({
 		firstname,
 		lastname,
 		phone_number: phoneNumber,
 		metadata: metadata === '{}' ? undefined : metadata,
 	});
-	return { batchKey, units: [contact] };
+	return { campaignId: campaign, contacts: [contact] };
 }

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { RequestTuning } from '../../../shared/transport';
+import type { ServiceRequest } from '../../../shared/transport';
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../../shared/transport';
 import { requireIntegerInRange } from '../../../shared/validation';
 
@@ -38,7 +38,7 @@ export const requestOptionsProperty: INodeProperties = {
 };
 
 /** How hard each request of a run tries: retries and timeout, as the transport takes them. */
-export type RequestOptions = RequestTuning;
+export type RequestOptions = Required<Pick<ServiceRequest, 'maxRetries' | 'timeoutMs'>>;
 
 /** Request Options, read once per run; a bad value refuses the whole run. */
 export function readRequestOptions(context: IExecuteFunctions): RequestOptions {
@@ -51,5 +51,5 @@ export function readRequestOptions(context: IExecuteFunctions): RequestOptions {
 		options.timeoutSeconds === undefined
 			? DEFAULT_TIMEOUT_MS / 1000
 			: requireIntegerInRange(options.timeoutSeconds, 'Request Options → Timeout (Seconds)', 1, MAX_TIMEOUT_SECONDS);
-	return { retry: { ...DEFAULT_RETRY_POLICY, maxRetries }, timeoutMs: timeoutSeconds * 1000 };
+	return { maxRetries, timeoutMs: timeoutSeconds * 1000 };
 }

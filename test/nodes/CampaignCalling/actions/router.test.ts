@@ -329,6 +329,28 @@ describe('router: batched operation (Add to Campaign)', () => {
 			expect(sim.requests()).toHaveLength(0);
 		});
 
+		it('starts no batch after a failure and, without Continue On Fail, throws the first failure once the batches in flight settled', async () => {
+			let answered = 0;
+			const server = await startScriptedServer(async (request, response) => {
+				await new Promise((resolve) => setImmediate(resolve));
+				const [contact] = request.body as Array<{ firstname: string }>;
+				answered++;
+				sendJson(response, 200, { status: 'error', message: `refused ${contact.firstname}` });
+			});
+			try {
+				const error = await runActionNodeExpectingError({
+					credentials: { baseUrl: server.url, apiKey: DEMO.apiKey },
+					items: leads(5),
+					parameters: addContacts({ options: { batchSize: 1, parallelRequests: 2 }, requestOptions: { maxRetries: 0 } }),
+				});
+				expect(error.message).toBe(`Add to Campaign failed: the service answered status "error" (refused ${leads(1)[0].json.first})`);
+				expect(server.requests).toHaveLength(2);
+				expect(answered).toBe(2);
+			} finally {
+				await server.close();
+			}
+		});
+
 		it('with Continue On Fail and parallel batches, fails only the items of the refused batch', async () => {
 			const items = leads(9, (i) => (i < 3 ? DEMO.campaignId : i < 6 ? DEMO.otherCampaignId : DEMO.secondCampaignId));
 			const output = await runActionNode({

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 
 import type { INode } from 'n8n-workflow';
 
-import type { Failure, SentRequest } from '../../../../nodes/shared/transport/failures';
+import type { Failure, ServiceRequest } from '../../../../nodes/shared/transport/failures';
 import { redactSecret, serviceError } from '../../../../nodes/shared/transport/failures';
 
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
@@ -34,19 +34,15 @@ const shown = (error: Error & { description?: string }) => `${error.message}\n${
 
 const REFUSED_CHECKS = 'Check the Base URL\'s host and port, and that the service is running (or, if n8n uses a proxy, the proxy and n8n\'s HTTP_PROXY / HTTPS_PROXY setting).';
 
-/** A request as the transport sent it, for error shapes handed to serviceError directly. */
-const sent = (overrides: Partial<SentRequest> = {}): SentRequest => ({
-	node: { name: 'Campaign Calling' } as INode,
-	operation: 'Get Contact',
-	method: 'GET',
-	baseUrl: 'http://127.0.0.1:8080',
-	apiKey: key,
-	timeoutMs: 60_000,
-	...overrides,
-});
-const errorOf = (failure: Failure, overrides: Partial<SentRequest> = {}) => serviceError(sent(overrides), failure);
-const noAnswer = (error: unknown, overrides: Partial<SentRequest> = {}) => errorOf({ kind: 'noAnswer', error, attempts: 1 }, overrides);
-const WRITE: Partial<SentRequest> = { operation: 'Add to Campaign', method: 'POST' };
+/** A request and where it went, for error shapes handed to serviceError directly. */
+type RequestSent = ServiceRequest & { baseUrl: string; apiKey: string; timeoutMs: number };
+const errorOf = (failure: Failure, overrides: Partial<RequestSent> = {}) => {
+	const { baseUrl = 'http://127.0.0.1:8080', apiKey = key, timeoutMs = 60_000, ...request } = overrides;
+	const node = { name: 'Campaign Calling' } as INode;
+	return serviceError(node, { operation: 'Get Contact', method: 'GET', path: '/contacts/x', answer: 'record', ...request }, { baseUrl, apiKey, timeoutMs }, failure);
+};
+const noAnswer = (error: unknown, overrides: Partial<RequestSent> = {}) => errorOf({ kind: 'noAnswer', error, attempts: 1 }, overrides);
+const WRITE: Partial<RequestSent> = { operation: 'Add to Campaign', method: 'POST' };
 
 async function listen(server: http.Server | https.Server): Promise<number> {
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -15,15 +15,12 @@ function tuningFor(requestOptions?: IDataObject) {
 
 describe('Request Options', () => {
 	it('default to 3 retries from 500 ms and a 60 s timeout', () => {
-		expect(tuningFor()).toEqual({ retry: { maxRetries: 3, initialDelayMs: 500, maxDelayMs: 8000 }, timeoutMs: 60000 });
+		expect(tuningFor()).toEqual({ maxRetries: 3, timeoutMs: 60000 });
 		expect(tuningFor({})).toEqual(tuningFor());
 	});
 
 	it('take Max Retries and Timeout (Seconds)', () => {
-		expect(tuningFor({ maxRetries: 0, timeoutSeconds: 5 })).toEqual({
-			retry: { maxRetries: 0, initialDelayMs: 500, maxDelayMs: 8000 },
-			timeoutMs: 5000,
-		});
+		expect(tuningFor({ maxRetries: 0, timeoutSeconds: 5 })).toEqual({ maxRetries: 0, timeoutMs: 5000 });
 		expect(tuningFor({ maxRetries: 10, timeoutSeconds: 600 }).timeoutMs).toBe(600000);
 	});
 

@@ -2,11 +2,22 @@ import { setFlagsFromString } from 'v8';
 import { runInNewContext } from 'vm';
 import type { IExecuteData, IExecuteFunctions, INode } from 'n8n-workflow';
 
-import { sendOnceFor } from '../../../../nodes/CampaignCalling/actions/sentRecord';
+import { sentRecordEntry } from '../../../../nodes/shared/transport/sentRecord';
 
-/** Operations as the router hands them: one whose every send creates something, and one whose sends repeat harmlessly. */
-const CREATES = { createsOnEachSend: true };
-const READS = { createsOnEachSend: false };
+/** Requests as operations make them: named by `sendOnceAs` when each send creates something, unnamed when it repeats harmlessly. */
+const CREATES = true;
+const READS = false;
+
+/** What serviceRequest does with a request: takes the answer recorded for it, or sends and records the answer. */
+function sendOnceFor(context: IExecuteFunctions, createsOnEachSend: boolean) {
+	return async <Answer>(unit: string, content: unknown, send: () => Promise<Answer>): Promise<Answer> => {
+		const entry = sentRecordEntry(context, { sendOnceAs: createsOnEachSend ? unit : undefined, method: 'POST', path: '/v1/modules/webhook', body: content });
+		if (entry?.answered) return entry.answer as Answer;
+		const answer = await send();
+		entry?.keep(answer);
+		return answer;
+	};
+}
 
 /** A run of the node as n8n identifies it to each try: its execute data object. */
 function newRun(): IExecuteData {
@@ -34,7 +45,7 @@ function countingSend(failing: () => boolean = () => false) {
 	return sender;
 }
 
-describe('sendOnceFor', () => {
+describe('sentRecordEntry', () => {
 	it('a send that failed is not recorded: the next try sends it again, and a later one takes its answer', async () => {
 		const run = newRun();
 		let refuse = true;

@@ -1,6 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 
-import { recordFailures, toOutputItems, type ItemResult } from '../../../../nodes/CampaignCalling/actions/itemResults';
+import { recordFailures, toOutputItems } from '../../../../nodes/CampaignCalling/actions/router';
+import type { ItemResult } from '../../../../nodes/CampaignCalling/actions/types';
 import { executeContextFor, type RunOptions } from '../../../helpers/n8nContext.ts';
 
 const credentials = { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused-key' };

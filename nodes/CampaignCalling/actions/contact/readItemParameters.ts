@@ -3,18 +3,8 @@ import type { IExecuteFunctions, NodeParameterValueType } from 'n8n-workflow';
 import { valueAtPath } from '../../../shared/valueAtPath';
 
 /**
- * Several parameters of one item, in the order named, at a fraction of n8n's expression cost (one
- * round trip into its expression sandbox per expression per item). Only Add to Campaign uses it: it
- * runs for thousands of items (docs/performance.md gives the figures).
- * - A parameter without an expression is its own value, and an absent one the fallback: what n8n
- *   returns for them, since none of Add to Campaign's parameters has a `validateType` for n8n to
- *   check them against. n8n's own read costs tens of microseconds per parameter per item.
- * - A parameter that is exactly `{{ $json.path }}` (dotted or bracketed keys) is read straight from
- *   the item when the value found is text, a number or a boolean: what n8n's own evaluation returns.
- * - The other single-`{{ }}` expressions are evaluated together, as one array expression, so three
- *   fields cost one trip instead of three. Only text, numbers and booleans are taken from that pass.
- * Anything else (a missing key, null, an object, a failure) is left to n8n's own evaluation of that
- * parameter, so its results and errors stay n8n's.
+ * Several parameters of one item, in the order named, at a fraction of n8n's expression cost: plain values and
+ * `{{ $json.path }}` read directly, other expressions evaluated together; anything else left to n8n (ARCHITECTURE.md).
  */
 export function readItemParameters(context: IExecuteFunctions, itemIndex: number, names: string[], fallbacks: unknown[] = []): unknown[] {
 	const item = context.getInputData()[itemIndex]?.json;

@@ -1,9 +1,5 @@
-import {
-	DEFAULT_RETRY_POLICY,
-	errorCode,
-	isRetryable,
-	retryDelayMs,
-} from '../../../../nodes/shared/transport/retry';
+import { errorCode } from '../../../../nodes/shared/transport/failures';
+import { DEFAULT_RETRY_POLICY, isRetryable, retryDelayMs } from '../../../../nodes/shared/transport/request';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import type { FaultSpec } from '../../../simulator/server.ts';
 import { DEMO, NO_RETRIES, closedPort, useSimulator } from '../../../helpers/kit.ts';
@@ -125,13 +121,12 @@ describe('transport helpers', () => {
 	});
 
 	it('retryDelayMs doubles from 500 ms up to the cap, and prefers a numeric Retry-After within it', () => {
-		const policy = DEFAULT_RETRY_POLICY;
-		expect([0, 1, 2, 3, 4, 5].map((attempt) => retryDelayMs(undefined, attempt, policy))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
-		expect(retryDelayMs(answer(429, { 'Retry-After': '2' }), 0, policy)).toBe(2000);
-		expect(retryDelayMs(answer(429, { 'retry-after': ['3'] }), 0, policy)).toBe(3000);
-		expect(retryDelayMs(answer(429, { 'retry-after': '120' }), 0, policy)).toBe(8000);
-		expect(retryDelayMs(answer(429, { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }), 1, policy)).toBe(1000);
-		expect(retryDelayMs(answer(429, { 'retry-after': '-1' }), 0, policy)).toBe(500);
+		expect([0, 1, 2, 3, 4, 5].map((attempt) => retryDelayMs(undefined, attempt))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
+		expect(retryDelayMs(answer(429, { 'Retry-After': '2' }), 0)).toBe(2000);
+		expect(retryDelayMs(answer(429, { 'retry-after': ['3'] }), 0)).toBe(3000);
+		expect(retryDelayMs(answer(429, { 'retry-after': '120' }), 0)).toBe(8000);
+		expect(retryDelayMs(answer(429, { 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' }), 1)).toBe(1000);
+		expect(retryDelayMs(answer(429, { 'retry-after': '-1' }), 0)).toBe(500);
 	});
 
 	it('errorCode reads the code from the fields of the error chain: code, or n8n\'s httpCode, through cause and errorResponse', () => {
@@ -166,6 +161,6 @@ describe('transport helpers', () => {
 
 describe('retryDelayMs', () => {
 	it('takes a Retry-After of 0 as "now"', () => {
-		expect(retryDelayMs({ statusCode: 429, headers: { 'retry-after': '0' }, body: '' }, 2, DEFAULT_RETRY_POLICY)).toBe(0);
+		expect(retryDelayMs({ statusCode: 429, headers: { 'retry-after': '0' }, body: '' }, 2)).toBe(0);
 	});
 });
