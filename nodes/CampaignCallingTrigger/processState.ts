@@ -14,7 +14,34 @@
  * | `noticesGiven` | log lines given about a module or URL | while n8n runs (50,000) | a refusal is logged once, not per delivery |
  */
 
-import { BoundedMap } from './boundedMap';
+/** A Map whose entries expire, and whose oldest entries go first past a size limit. */
+export class BoundedMap<K, V> {
+	private readonly entries = new Map<K, { value: V; expiresAt: number }>();
+
+	private readonly maxEntries: number;
+
+	constructor(maxEntries: number) {
+		this.maxEntries = maxEntries;
+	}
+
+	get(key: K): V | undefined {
+		const entry = this.entries.get(key);
+		if (entry !== undefined && Date.now() < entry.expiresAt) return entry.value;
+		this.entries.delete(key);
+		return undefined;
+	}
+
+	/** Adds `key` as the newest entry, replacing any earlier one, to expire `lifetimeMs` after `since`. */
+	set(key: K, value: V, since = Date.now(), lifetimeMs = Infinity): void {
+		this.entries.delete(key);
+		this.entries.set(key, { value, expiresAt: since + lifetimeMs });
+		if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as K);
+	}
+
+	delete(key: K): void {
+		this.entries.delete(key);
+	}
+}
 
 /**
  * A webhook module this trigger registered. The secret it sends is kept nowhere in n8n (n8n 1.x copies
@@ -60,64 +87,60 @@ export const readFromStore = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS)
 export const REMEMBERED_KEYS = 10_000;
 
 /**
- * Keys this process saw an execution record as new in n8n's store, per trigger: a delivery made only
- * of these is answered without starting an execution. Only a cache (the store is the record), so it
- * must never call an event a repeat that the store would run. The store keeps a trigger's last
- * REMEMBERED_KEYS keys in the order they were recorded (a repeat does not move its key), and other
- * n8n processes record keys this one never sees; so a key is cached in recording order, for at most
- * CACHED_KEY_LIFETIME_MS, and only while fewer than CACHED_KEYS_PER_TRIGGER newer keys of its trigger
- * were handed to executions here. A key is then gone from the store while still cached only if other
- * processes recorded the other half of REMEMBERED_KEYS for that trigger within CACHED_KEY_LIFETIME_MS.
+ * Keys an execution here recorded as new and answered 2xx: a delivery made only of these is answered
+ * without an execution. The store forgets a trigger's oldest keys first, so a key is cached in recording
+ * order while fewer than half the store's keys were handed to executions here, for 10 minutes at most
+ * (docs/trigger.md, "What a repeat costs").
  */
 const CACHED_KEYS_PER_TRIGGER = REMEMBERED_KEYS / 2;
-/**
- * The service's retries of an answered event come once its attempt timed out (within 2 minutes at the
- * module's defaults). Longer would let fewer events of other processes outdate a cached key.
- */
 const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
-/** Bounds the cache as a whole, so the keys of a trigger that was deactivated or deleted age out. */
+/** Bounds the cache as a whole, so the keys of a deactivated or deleted trigger age out. */
 const MAX_CACHED_KEYS = 50_000;
+
+/** Per trigger, its cached keys and when each was cached, oldest first. */
+const cachedKeys = new Map<string, Map<string, number>>();
+/** Every trigger's cached keys, oldest first: the bound over all triggers. */
+const cacheOrder = new Map<string, { trigger: string; hash: string }>();
 
 /** One trigger's event key among all triggers' in this process. */
 export const triggerEventKey = (trigger: string, hash: string) => `${trigger}\n${hash}`;
 
-/** Every cached key of every trigger, oldest first: the bound over all triggers. */
-const allRecordedKeys = new BoundedMap<string, true>(MAX_CACHED_KEYS, Infinity, (key) => {
-	const split = key.lastIndexOf('\n');
-	recordedKeys.get(key.slice(0, split))?.delete(key.slice(split + 1));
-});
-/** Per trigger, its cached keys oldest first; a trigger leaves with its last key. */
-const recordedKeys = new BoundedMap<string, BoundedMap<string, true>>(MAX_CACHED_KEYS);
+function forgetKey(trigger: string, hash: string): void {
+	const keys = cachedKeys.get(trigger);
+	keys?.delete(hash);
+	if (keys?.size === 0) cachedKeys.delete(trigger);
+	cacheOrder.delete(triggerEventKey(trigger, hash));
+}
 
 export function isRecordedRepeat(trigger: string, hash: string): boolean {
-	return recordedKeys.get(trigger)?.get(hash) !== undefined;
+	const cachedAt = cachedKeys.get(trigger)?.get(hash);
+	if (cachedAt === undefined) return false;
+	if (Date.now() - cachedAt < CACHED_KEY_LIFETIME_MS) return true;
+	forgetKey(trigger, hash);
+	return false;
 }
 
 /**
- * Called only once an execution answered the delivery 2xx. Its keys are cached only when it recorded
- * every one of them as new: a cached key must never hide an event that was not recorded, or whose
- * execution n8n cancelled, and a key the store already held may be the next one it forgets. Otherwise
- * some of them were recorded as new all the same, so as many of the trigger's oldest cached keys go,
- * as they go from the store. A key cached already keeps its place, as it keeps its place in the store.
+ * Called once an execution answered 2xx. Only an answer that recorded every key as new caches them;
+ * any other ages as many of the trigger's oldest cached keys, as the store ages them.
  */
 export function cacheRecordedKeys(trigger: string, hashes: string[], recordedAsNew = true): void {
-	let cached = recordedKeys.get(trigger);
-	if (!recordedAsNew) {
-		for (let aged = 0; aged < hashes.length && cached !== undefined; aged++) cached.delete(cached.oldestKey() as string);
-		return;
-	}
-	if (cached === undefined) {
-		const triggerKeys = new BoundedMap<string, true>(CACHED_KEYS_PER_TRIGGER, CACHED_KEY_LIFETIME_MS, (hash) => {
-			allRecordedKeys.delete(triggerEventKey(trigger, hash));
-			if (triggerKeys.size === 0) recordedKeys.delete(trigger);
-		});
-		cached = triggerKeys;
-		recordedKeys.set(trigger, cached);
-	}
 	for (const hash of hashes) {
-		if (cached.get(hash) !== undefined) continue;
-		cached.set(hash, true);
-		allRecordedKeys.set(triggerEventKey(trigger, hash), true);
+		const keys = cachedKeys.get(trigger) ?? new Map<string, number>();
+		const oldest = keys.keys().next().value;
+		if (!recordedAsNew) {
+			if (oldest !== undefined) forgetKey(trigger, oldest);
+			continue;
+		}
+		// A key cached already keeps its place, as it keeps its place in the store.
+		if (isRecordedRepeat(trigger, hash)) continue;
+		cachedKeys.set(trigger, keys.set(hash, Date.now()));
+		cacheOrder.set(triggerEventKey(trigger, hash), { trigger, hash });
+		if (keys.size > CACHED_KEYS_PER_TRIGGER) forgetKey(trigger, oldest as string);
+		if (cacheOrder.size > MAX_CACHED_KEYS) {
+			const first = cacheOrder.values().next().value as { trigger: string; hash: string };
+			forgetKey(first.trigger, first.hash);
+		}
 	}
 }
 

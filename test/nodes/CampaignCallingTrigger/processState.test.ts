@@ -1,7 +1,7 @@
 /**
  * What the trigger keeps in the n8n process (processState.ts): the cache of keys recorded here, bounded per trigger, over all triggers and in time.
  */
-import { cacheRecordedKeys, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/processState';
+import { BoundedMap, cacheRecordedKeys, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/processState';
 
 /** The cache's bounds, as docs/trigger.md states them ("What a repeat costs"). */
 const CACHED_KEYS_PER_TRIGGER = 5_000;
@@ -80,5 +80,27 @@ describe('the keys a process caches, in time', () => {
 		expect(isRecordedRepeat('aged:node', 'k')).toBe(true);
 		jest.advanceTimersByTime(1);
 		expect(isRecordedRepeat('aged:node', 'k')).toBe(false);
+	});
+});
+
+describe('a bounded map', () => {
+	it('forgets its oldest entry first past its size limit; setting a key again makes it the newest', () => {
+		const map = new BoundedMap<string, number>(2);
+		map.set('a', 1);
+		map.set('b', 2);
+		map.set('a', 3);
+		map.set('c', 4);
+		expect([map.get('a'), map.get('b'), map.get('c')]).toEqual([3, undefined, 4]);
+	});
+
+	it('drops an entry once its lifetime from `since` has passed', () => {
+		jest.useFakeTimers({ now: 1_000_000 });
+		const map = new BoundedMap<string, number>(10);
+		map.set('forever', 1);
+		map.set('own', 2, Date.now() - 500, 2000);
+		jest.advanceTimersByTime(1499);
+		expect([map.get('forever'), map.get('own')]).toEqual([1, 2]);
+		jest.advanceTimersByTime(1);
+		expect([map.get('forever'), map.get('own')]).toEqual([1, undefined]);
 	});
 });
