@@ -7,9 +7,8 @@ import type { Handover } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
 import { ignoresRepeats, repeatKeyPath, selectedEvents, thisTriggerKey, triggerLogPrefix } from './parameters';
 import { currentAccount, currentModuleRecords, judgeDelivery } from './registrations';
-import { keySources } from './exactNumbers';
 import { REMEMBERED_KEYS, noticesGiven } from './processState';
-import { STORE_SETTLE_MS, checkAndRecordKeys, repeatKeyHash } from './repeats';
+import { STORE_SETTLE_MS, checkAndRecordKeys, keySources, repeatKeyHash } from './repeats';
 
 /**
  * webhook(): checks a delivery and hands its new events to n8n for an execution. It answers at once

@@ -1,10 +1,9 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
-import { jsonParse } from 'n8n-workflow';
+import { jsonParse, randomString } from 'n8n-workflow';
 
 import { InvalidInputError, quote } from '../shared/validation';
 import { valueAtPath } from '../shared/valueAtPath';
-import { ExactNumber } from './exactNumbers';
 import { storeQueues } from './processState';
 
 /**
@@ -30,6 +29,62 @@ export function readRepeatKeyPath(value: unknown): string[] {
 		);
 	}
 	return segments.map((segment) => segment.trim());
+}
+
+/** A number whose JSON text a double does not hold (an id beyond 2^53): hashed by its exact value. */
+class ExactNumber {
+	readonly text: string;
+
+	constructor(text: string) {
+		this.text = text;
+	}
+}
+
+/** A body may hold a number JSON parsing changed only with 16 or more digits, or a three-digit exponent. */
+const MAY_LOSE_DIGITS = /\d(?:\.?\d){15}|[eE][+-]?\d{3}/;
+const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/**
+ * The events to take repeat keys from: the parsed ones, or, when the body may hold numbers that JSON
+ * parsing rounded, the raw body parsed again with each number first written as a marked string.
+ */
+export function keySources(entries: IDataObject[], rawBody: string | undefined): unknown[] {
+	if (rawBody === undefined || !MAY_LOSE_DIGITS.test(rawBody)) return entries;
+	const marker = `#${randomString(16)}#`;
+	const marked = rawBody.replace(STRING_OR_NUMBER, (token) => (token.startsWith('"') ? token : `"${marker}${token}"`));
+	let exact: unknown;
+	try {
+		exact = JSON.parse(marked, (_key, value: unknown) =>
+			typeof value === 'string' && value.startsWith(marker) ? exactNumber(value.slice(marker.length)) : value,
+		);
+	} catch {
+		return entries;
+	}
+	return Array.isArray(exact) ? exact : [exact];
+}
+
+/** The parsed double where it holds the number's value (so it hashes as its JSON does), else its exact value. */
+function exactNumber(source: string): number | ExactNumber {
+	const parsed = Number(source);
+	const exact = decimalValue(source);
+	return exact === decimalValue(String(parsed)) ? parsed : new ExactNumber(exact ?? source);
+}
+
+/**
+ * A number's value as one text per value: its significant digits and power of ten ("12e-1" for 1.20),
+ * in full for integers up to 20 trailing zeros; undefined for what is not a decimal (String of Infinity).
+ */
+function decimalValue(text: string): string | undefined {
+	const parts = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+	if (parts === null) return undefined;
+	const [, sign, whole, fraction = '', exponent = '0'] = parts;
+	let digits = `${whole}${fraction}`.replace(/^0+/, '');
+	if (digits === '') return '0';
+	let power = Number(exponent) - fraction.length;
+	const trailing = /0+$/.exec(digits)?.[0].length ?? 0;
+	digits = digits.slice(0, digits.length - trailing);
+	power += trailing;
+	return power >= 0 && power <= 20 ? `${sign}${digits}${'0'.repeat(power)}` : `${sign}${digits}e${power}`;
 }
 
 /**
