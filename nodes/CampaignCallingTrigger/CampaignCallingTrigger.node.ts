@@ -1,4 +1,5 @@
 import type {
+	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
 	INodeExecutionData,
@@ -12,9 +13,13 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { deliveryLimitProperties } from '../shared/moduleSettings';
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import { EVENT_TYPES } from '../shared/vocabulary';
-import { keepModules, modulesExist, registerModules } from './activation';
-import { answerDelivery, receiveDelivery } from './receive';
-import { REMEMBERED_KEYS } from './processState';
+import { modulesExist, registerModules, reportModulesKept } from './activation';
+import { HANDOVER_FIELD, acknowledgement, handoverItems, parseDelivery, readHandover, refuse, selectEvents } from './delivery';
+import { HUNG_UP, claimEvents } from './inFlight';
+import { ignoresRepeats } from './parameters';
+import { REMEMBERED_KEYS, thisTriggerKey } from './processState';
+import { acceptedSender } from './registrations';
+import { findRepeats } from './repeats';
 
 const GROUP_LABELS: Record<string, string> = {
 	call: 'Call',
@@ -126,16 +131,47 @@ export class CampaignCallingTrigger implements INodeType {
 				return await registerModules.call(this);
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				return await keepModules.call(this);
+				return await reportModulesKept.call(this);
 			},
 		},
 	};
 
+	/** Answers at once only a delivery that starts nothing; execute() answers the others. */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveDelivery.call(this);
+		const response = this.getResponseObject();
+		const trigger = thisTriggerKey.call(this);
+		const sender = await acceptedSender.call(this, trigger);
+		if (sender === undefined) return refuse(response, 401, 'Unauthorized');
+		const delivery = parseDelivery(this.getRequestObject());
+		if (!delivery.ok) return refuse(response, delivery.statusCode, delivery.message);
+		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const events = selectEvents.call(this, delivery.entries, options);
+		const claim = await claimEvents(trigger, events.map(({ key }) => key), response, sender);
+		if (claim === HUNG_UP) return { noWebhookResponse: true };
+		const toRun = events.filter((_, index) => claim.toRun[index]);
+		const repeats = ignoresRepeats.call(this, options) ? events.length - toRun.length : undefined;
+		if (toRun.length === 0) return { webhookResponse: acknowledgement(delivery.entries.length, 0, repeats) };
+		return { workflowData: [handoverItems.call(this, toRun, options, { received: delivery.entries.length, repeats: repeats ?? 0 })] };
 	}
 
+	/** Runs as the execution's first node: records the events, drops the repeats, then answers the delivery. */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await answerDelivery.call(this);
+		const items = this.getInputData();
+		const handovers = items.map((item) => readHandover(item.json));
+		const checkRepeats = ignoresRepeats.call(this, this.getNodeParameter('options', 0, {}) as IDataObject);
+		const repeats = checkRepeats ? await findRepeats.call(this, handovers.map((handover) => handover?.key)) : items.map(() => false);
+		const fresh = items.flatMap((item, index) => {
+			if (repeats[index]) return [];
+			const json = { ...item.json };
+			delete json[HANDOVER_FIELD];
+			return [{ json, pairedItem: { item: index } }];
+		});
+		// Pinned data and manual runs carry no handover: no sender waits for an answer.
+		const [handover] = handovers;
+		if (handover !== undefined) {
+			const repeated = checkRepeats ? handover.repeats + repeats.filter(Boolean).length : undefined;
+			this.sendResponse({ body: acknowledgement(handover.received, fresh.length, repeated), headers: {}, statusCode: 200 });
+		}
+		return [fresh];
 	}
 }

@@ -2,13 +2,14 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 
 import { createWebhookModule } from '../shared/service';
 import { EVENT_HEADER, SECRET_HEADER } from './delivery';
-import { deliveryLimits, repeatKeyPath, selectedEvents, thisTriggerKey, triggerLogPrefix } from './parameters';
+import { deliveryLimits, repeatKeyPath, selectedEvents, triggerLogPrefix } from './parameters';
+import { thisTriggerKey } from './processState';
 import {
 	currentAccount,
 	currentModule,
 	moduleName,
 	newSecret,
-	putBackModuleRecords,
+	syncModuleRecords,
 	rememberRegistration,
 	secretVerifier,
 	serves,
@@ -31,7 +32,7 @@ export async function modulesExist(this: IHookFunctions): Promise<boolean> {
 	const limits = deliveryLimits.call(this);
 	// Checked here so a bad Repeat Key fails activation instead of every delivery.
 	repeatKeyPath.call(this, this.getNodeParameter('options', {}) as IDataObject);
-	const records = putBackModuleRecords.call(this, thisTriggerKey.call(this));
+	const records = syncModuleRecords.call(this, thisTriggerKey.call(this));
 	const account = await currentAccount.call(this);
 	return events.every((event) => serves(currentModule(records, webhookUrl, event), limits, account));
 }
@@ -44,7 +45,7 @@ export async function registerModules(this: IHookFunctions): Promise<boolean> {
 	const events = selectedEvents.call(this);
 	const limits = deliveryLimits.call(this);
 	const trigger = thisTriggerKey.call(this);
-	const records = putBackModuleRecords.call(this, trigger);
+	const records = syncModuleRecords.call(this, trigger);
 	const account = await currentAccount.call(this);
 
 	for (const event of events) {
@@ -72,7 +73,7 @@ export async function registerModules(this: IHookFunctions): Promise<boolean> {
 		};
 		// Remembered outside static data at once: n8n saves static data only after activation, and may drop it.
 		rememberRegistration(trigger, record);
-		putBackModuleRecords.call(this, trigger);
+		syncModuleRecords.call(this, trigger);
 		this.logger.info(
 			`${triggerLogPrefix.call(this)} registered webhook module ${moduleName(record)} for ${event} (Timeout ${limits.timeout} s, Retry Limit ${limits.retryLimit}).`,
 		);
@@ -80,10 +81,10 @@ export async function registerModules(this: IHookFunctions): Promise<boolean> {
 	return true;
 }
 
-export async function keepModules(this: IHookFunctions): Promise<boolean> {
+export async function reportModulesKept(this: IHookFunctions): Promise<boolean> {
 	// After a failed create() n8n calls this on a fresh copy of static data and saves it: the
 	// modules registered before the failure are put back here, and so kept.
-	const kept = Object.values(putBackModuleRecords.call(this, thisTriggerKey.call(this)));
+	const kept = Object.values(syncModuleRecords.call(this, thisTriggerKey.call(this)));
 	// The service shows no endpoint to list or delete modules: every one registered stays, for any
 	// URL or account, and the record of them stays here, so the next activation reuses what still serves.
 	this.logger.info(

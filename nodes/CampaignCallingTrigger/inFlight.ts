@@ -37,7 +37,7 @@ export async function claimEvents(
 	keys: Array<string | undefined>,
 	response: DeliveryResponse,
 	sender: SenderWindow,
-): Promise<typeof HUNG_UP | { runs: boolean[]; takesOver: string[] }> {
+): Promise<typeof HUNG_UP | { toRun: boolean[]; takesOver: string[] }> {
 	const limitMs = countRetry(trigger, keys.filter((key): key is string => key !== undefined));
 	// Answers not waited for again: seen failing, or waited for as long as this attempt may.
 	const givenUp = new Set<Promise<boolean>>();
@@ -56,7 +56,7 @@ export async function claimEvents(
 	while (runs.some(Boolean) && earlier !== undefined) {
 		const outcome = await awaitEarlierAnswers(earlier, response, limitMs);
 		if (outcome === HUNG_UP) return HUNG_UP;
-		if (outcome === true) return { runs: keys.map(() => false), takesOver: [] };
+		if (outcome === true) return { toRun: keys.map(() => false), takesOver: [] };
 		for (const answer of earlier) givenUp.add(answer);
 		if (outcome === WAITED_LONG_ENOUGH) break;
 		runs = unrecorded();
@@ -65,7 +65,7 @@ export async function claimEvents(
 	const takesOver = keys.filter((key, index): key is string => runs[index] && key !== undefined && openAnswer(key) === undefined);
 	// No await between the look above and this mark: a copy taken meanwhile would run the event too.
 	trackAnswer(trigger, takesOver, response, sender, runs.filter((run) => !run).length);
-	return { runs, takesOver };
+	return { toRun: runs, takesOver };
 }
 
 /**

@@ -14,11 +14,6 @@ export function ignoresRepeats(this: IWebhookFunctions | IExecuteFunctions, opti
 	return (options.ignoreRepeats ?? IGNORE_REPEATS_DEFAULT) === true && this.getMode() !== 'manual';
 }
 
-/** Identifies this trigger node across n8n's Workflow objects, in the process's state: its workflow's id and its own. */
-export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
-	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-}
-
 /** How the trigger's log lines begin: the node by name, as the user sees it on the canvas. */
 export function triggerLogPrefix(this: IHookFunctions | IWebhookFunctions): string {
 	return `Campaign Calling Trigger "${this.getNode().name}":`;

@@ -6,13 +6,20 @@
  *
  * | map | holds | how long | why |
  * |---|---|---|---|
- * | `registeredHere` | modules this process registered | while n8n runs (MAX_TRIGGERS triggers) | static data is saved only after activation, and dropped after a failed one |
- * | `readFromStore` | module records read in stored static data | while n8n runs (MAX_TRIGGERS triggers) | a test listen gets empty static data |
+ * | `registeredModules` | modules this process registered | while n8n runs (MAX_TRIGGERS triggers) | static data is saved only after activation, and dropped after a failed one |
+ * | `storedModulesSeen` | module records read in stored static data | while n8n runs (MAX_TRIGGERS triggers) | a test listen gets empty static data |
  * | `recordedKeys` | keys an execution recorded as new and answered 2xx | 10 min; 5,000 per trigger, 50,000 in all | a repeat is answered without an execution |
  * | `inFlightEvents` | events handed to n8n whose delivery is not answered yet | the sender's window plus a minute; 50,000 | a retry waits for that answer instead of queueing an execution (inFlight.ts) |
  * | `storeQueues` | the trigger's store update running now | until it ends | one trigger's store updates run one at a time (repeats.ts) |
  * | `noticesGiven` | log lines given about a module or URL | while n8n runs (50,000) | a refusal is logged once, not per delivery |
  */
+
+import type { IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+
+/** This trigger node among all in the process's state: its workflow's id and its own. */
+export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
+	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+}
 
 /** A Map whose entries expire, and whose oldest entries go first past a size limit. */
 export class BoundedMap<K, V> {
@@ -73,7 +80,7 @@ const MAX_TRIGGERS = 10_000;
  * while the webhook's route is already live, and after a failed create() n8n 1.x calls delete() on a
  * copy freshly loaded from the database.
  */
-export const registeredHere = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
+export const registeredModules = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
 
 /**
  * Module records this process read in stored static data. n8n gives "Listen for test event" an empty
@@ -81,7 +88,7 @@ export const registeredHere = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS
  * with an activation and come back when n8n reads the workflow again. A module is never removed, so a
  * record once stored still holds, and a listen reuses it.
  */
-export const readFromStore = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
+export const storedModulesSeen = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
 
 /** How many keys n8n's store keeps per trigger; older ones are forgotten first. */
 export const REMEMBERED_KEYS = 10_000;

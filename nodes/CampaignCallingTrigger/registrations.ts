@@ -4,7 +4,9 @@ import { randomString } from 'n8n-workflow';
 
 import { credentialAccount } from '../shared/transport';
 import { isPlainObject } from '../shared/validation';
-import { inFlightLifetimeMs, readFromStore, registeredHere } from './processState';
+import { SECRET_HEADER } from './delivery';
+import { triggerLogPrefix } from './parameters';
+import { inFlightLifetimeMs, noticesGiven, storedModulesSeen, registeredModules } from './processState';
 import type { ModuleRecord, ModuleRecords } from './processState';
 
 /** Records kept per trigger, the newest: every current module and the ones they replaced lately. */
@@ -121,11 +123,34 @@ export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, acco
 	return { accepted: true };
 }
 
+/**
+ * The module whose secret the delivery carries, when a delivery through it is accepted now (judgeDelivery);
+ * a refusal, or advice about an earlier URL, is logged once per module or URL.
+ */
+export async function acceptedSender(this: IWebhookFunctions, trigger: string): Promise<ModuleRecord | undefined> {
+	const records = currentModuleRecords.call(this, trigger);
+	const presented = this.getRequestObject().headers[SECRET_HEADER];
+	const sender = typeof presented === 'string' ? moduleWithSecret(records, presented) : undefined;
+	if (sender === undefined) return undefined;
+	// A test delivery's URL is not the production URL this context gives: only production ones are judged by URL.
+	const currentUrl = this.getMode() === 'manual' ? undefined : this.getNodeWebhookUrl('default');
+	const verdict = judgeDelivery(records, sender, await currentAccount.call(this), currentUrl);
+	if (!verdict.accepted) noticeOnce.call(this, `${trigger}\nrefused\n${sender.verifier}`, verdict.reason);
+	else if (verdict.advice) noticeOnce.call(this, `${trigger}\nearlier URL\n${currentUrl}`, verdict.advice);
+	return verdict.accepted ? sender : undefined;
+}
+
+function noticeOnce(this: IWebhookFunctions, topic: string, text: string): void {
+	if (noticesGiven.get(topic) !== undefined) return;
+	noticesGiven.set(topic, true);
+	this.logger.warn(`${triggerLogPrefix.call(this)} ${text}`);
+}
+
 /** A module as the log names it: by the id the service gave it. */
 export const moduleName = (record: ModuleRecord) => record.moduleId ?? '(id not returned)';
 
 export function rememberRegistration(trigger: string, record: ModuleRecord): void {
-	registeredHere.set(trigger, { ...registeredHere.get(trigger), [record.verifier]: { ...record } });
+	registeredModules.set(trigger, { ...registeredModules.get(trigger), [record.verifier]: { ...record } });
 }
 
 /** The stored records, those this process read of the trigger's records before, and its own registrations. */
@@ -134,7 +159,7 @@ export function currentModuleRecords(this: IHookFunctions | IWebhookFunctions, t
 }
 
 /** As currentModuleRecords, and written into static data where this process's registrations or reads fill its gaps. */
-export function putBackModuleRecords(this: IHookFunctions, trigger: string): ModuleRecords {
+export function syncModuleRecords(this: IHookFunctions, trigger: string): ModuleRecords {
 	const { records, changed } = recallRegistrations(trigger, readModuleRecords(storedRecords.call(this)));
 	if (changed) this.getWorkflowStaticData('global')[storeKey.call(this)] = { modules: structuredClone(records) as unknown as IDataObject };
 	return records;
@@ -142,9 +167,9 @@ export function putBackModuleRecords(this: IHookFunctions, trigger: string): Mod
 
 function recallRegistrations(trigger: string, stored: ModuleRecords): { records: ModuleRecords; changed: boolean } {
 	// A module is never removed at the service, so every record once read or registered still holds.
-	const read = { ...readFromStore.get(trigger), ...stored };
-	readFromStore.set(trigger, read);
-	const all = Object.values({ ...read, ...registeredHere.get(trigger) }).sort((a, b) => a.registeredAt - b.registeredAt);
+	const read = { ...storedModulesSeen.get(trigger), ...stored };
+	storedModulesSeen.set(trigger, read);
+	const all = Object.values({ ...read, ...registeredModules.get(trigger) }).sort((a, b) => a.registeredAt - b.registeredAt);
 	const records: ModuleRecords = {};
 	for (const record of all.slice(-MAX_RECORDS)) records[record.verifier] = { ...record };
 	const changed = Object.keys(records).length !== Object.keys(stored).length || Object.keys(records).some((verifier) => stored[verifier] === undefined);

@@ -1,10 +1,10 @@
 import { createHash } from 'crypto';
-import type { IDataObject } from 'n8n-workflow';
-import { jsonParse, randomString } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, jsonParse, randomString, sleep } from 'n8n-workflow';
 
 import { InvalidInputError, quote } from '../shared/validation';
 import { valueAtPath } from '../shared/valueAtPath';
-import { storeQueues } from './processState';
+import { REMEMBERED_KEYS, storeQueues, thisTriggerKey } from './processState';
 
 /**
  * Characters of a key's SHA-256 (base64url) that are kept: 96 bits. Among 10,000 keys the chance
@@ -128,7 +128,7 @@ export function answerRecordedAllAsNew(body: unknown, knownRepeats: number): boo
 export interface KeyStore {
 	record: (hashes: string[]) => Promise<{ new: Array<string | number> }>;
 	remove: (hashes: string[]) => Promise<void>;
-	/** Waits STORE_SETTLE_MS before keys found recorded are read again (absent: no wait). */
+	/** Waits REREAD_DELAY_MS before keys found recorded are read again (absent: no wait). */
 	settle?: () => Promise<void>;
 }
 
@@ -139,7 +139,7 @@ export interface KeyStore {
  * reads again, and runs the event. Far longer than the few database round trips the take-back needs;
  * only deliveries with a repeat found in the store wait it.
  */
-export const STORE_SETTLE_MS = 1000;
+export const REREAD_DELAY_MS = 1000;
 
 /**
  * Runs one trigger's store updates one after another within this process. n8n's store reads the
@@ -168,6 +168,35 @@ async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T
  */
 function companionKey(key: string, execution: string): string {
 	return createHash('sha256').update(`${key}\n${execution}`).digest('base64url').slice(0, HASH_CHARS);
+}
+
+/**
+ * Which of the execution's events are repeats (true), after recording the others in n8n's deduplication
+ * store. Throws when the store fails, or n8n cancelled the execution: n8n then answers 500, and the
+ * service sends the event again.
+ */
+export async function findRepeats(this: IExecuteFunctions, keys: Array<string | undefined>): Promise<boolean[]> {
+	// Two entries per event: its key and the companion naming this execution.
+	const storeOptions = { mode: 'entries' as const, maxEntries: 2 * REMEMBERED_KEYS };
+	const store: KeyStore = {
+		record: async (hashes) => await this.helpers.checkProcessedAndRecord(hashes, 'node', storeOptions),
+		remove: async (hashes) => await this.helpers.removeProcessed(hashes, 'node', storeOptions),
+		settle: async () => await sleep(REREAD_DELAY_MS),
+	};
+	// n8n aborts this signal when it cancels the execution after answering 500 (1.x at shutdown).
+	const cancelled = () => this.getExecutionCancelSignal()?.aborted === true;
+	let repeats: boolean[] | undefined;
+	try {
+		repeats = await checkAndRecordKeys(store, thisTriggerKey.call(this), this.getExecutionId(), keys, cancelled);
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), error as Error, {
+			description: "n8n could not record the event in its deduplication store, so n8n answers the delivery 500 and the service sends the event again.",
+		});
+	}
+	if (repeats !== undefined) return repeats;
+	throw new NodeOperationError(this.getNode(), 'n8n cancelled this execution before it answered the delivery', {
+		description: 'The event was not recorded as received: the service sends it again.',
+	});
 }
 
 /**

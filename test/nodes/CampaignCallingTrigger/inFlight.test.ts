@@ -362,7 +362,7 @@ describe('how long and how many in-flight events a retry relies on', () => {
 			void claimEvents('replace-trigger', ['same-event'], earlier as unknown as Response, lastAttemptWindow);
 			const takingOver = claimEvents('replace-trigger', ['same-event'], later as unknown as Response, lastAttemptWindow);
 			await jest.advanceTimersByTimeAsync(3000);
-			await expect(takingOver).resolves.toEqual({ runs: [true], takesOver: ['same-event'] });
+			await expect(takingOver).resolves.toEqual({ toRun: [true], takesOver: ['same-event'] });
 			const laterAnswer = earlierAnswer('replace-trigger', 'same-event');
 			earlier.status(500).end();
 			await new Promise((resolve) => setImmediate(resolve));
@@ -389,12 +389,12 @@ describe('how long and how many in-flight events a retry relies on', () => {
 			// The sender's last attempt takes the event over after half its Timeout; the next one is counted after it.
 			const last = claimEvents('count-trigger', ['counted'], response(), WINDOW);
 			await jest.advanceTimersByTimeAsync(3000);
-			await expect(last).resolves.toEqual({ runs: [true], takesOver: ['counted'] });
+			await expect(last).resolves.toEqual({ toRun: [true], takesOver: ['counted'] });
 			const afterLast = claimEvents('count-trigger', ['counted'], response(), WINDOW);
 			await jest.advanceTimersByTimeAsync(2999);
 			expect(await isPending(afterLast)).toBe(true);
 			await jest.advanceTimersByTimeAsync(1);
-			await expect(afterLast).resolves.toEqual({ runs: [true], takesOver: ['counted'] });
+			await expect(afterLast).resolves.toEqual({ toRun: [true], takesOver: ['counted'] });
 		} finally {
 			jest.useRealTimers();
 		}
@@ -421,7 +421,7 @@ describe('a retry waiting for earlier answers', () => {
 		const retry = claimEvents('mixed-trigger', ['accepted', 'failed'], waiting() as unknown as Response, WINDOW);
 		accepting.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
 		failing.status(500).end();
-		await expect(retry).resolves.toStrictEqual({ runs: [false, true], takesOver: ['failed'] });
+		await expect(retry).resolves.toStrictEqual({ toRun: [false, true], takesOver: ['failed'] });
 	});
 
 	it('whose earlier deliveries were all accepted runs nothing', async () => {
@@ -429,7 +429,7 @@ describe('a retry waiting for earlier answers', () => {
 		void claimEvents('accepted-trigger', ['a', 'b'], accepting as unknown as Response, WINDOW);
 		const retry = claimEvents('accepted-trigger', ['a', 'b'], waiting() as unknown as Response, WINDOW);
 		accepting.json({ status: 'ok', received: 2, accepted: 2, repeats: 0 });
-		await expect(retry).resolves.toStrictEqual({ runs: [false, false], takesOver: [] });
+		await expect(retry).resolves.toStrictEqual({ toRun: [false, false], takesOver: [] });
 	});
 
 	it('whose earlier delivery was accepted with its event found in n8n\'s store already runs nothing', async () => {
@@ -438,14 +438,14 @@ describe('a retry waiting for earlier answers', () => {
 		const retry = claimEvents('stored-trigger', ['known'], waiting() as unknown as Response, WINDOW);
 		// An answer with a repeat webhook() did not know of: the key is not cached, yet the event was recorded.
 		accepting.json({ status: 'ok', received: 1, accepted: 0, repeats: 1 });
-		await expect(retry).resolves.toStrictEqual({ runs: [false], takesOver: [] });
+		await expect(retry).resolves.toStrictEqual({ toRun: [false], takesOver: [] });
 	});
 
 	it('with an event that has no key, or none in flight, does not wait', async () => {
 		const earlier = waiting();
 		void claimEvents('keyless-trigger', ['held'], earlier as unknown as Response, WINDOW);
-		await expect(claimEvents('keyless-trigger', ['held', undefined], waiting() as unknown as Response, WINDOW)).resolves.toStrictEqual({ runs: [true, true], takesOver: [] });
-		await expect(claimEvents('keyless-trigger', ['held', 'other'], waiting() as unknown as Response, WINDOW)).resolves.toStrictEqual({ runs: [true, true], takesOver: ['other'] });
+		await expect(claimEvents('keyless-trigger', ['held', undefined], waiting() as unknown as Response, WINDOW)).resolves.toStrictEqual({ toRun: [true, true], takesOver: [] });
+		await expect(claimEvents('keyless-trigger', ['held', 'other'], waiting() as unknown as Response, WINDOW)).resolves.toStrictEqual({ toRun: [true, true], takesOver: ['other'] });
 		earlier.end();
 	});
 
@@ -456,7 +456,7 @@ describe('a retry waiting for earlier answers', () => {
 		const retry = claimEvents('half-recorded-trigger', ['recorded', 'held'], waiting() as unknown as Response, WINDOW);
 		expect(await isPending(retry)).toBe(true);
 		held.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
-		await expect(retry).resolves.toStrictEqual({ runs: [false, false], takesOver: [] });
+		await expect(retry).resolves.toStrictEqual({ toRun: [false, false], takesOver: [] });
 	});
 
 	it('whose sender already hung up does not wait: no answer, whatever the earlier deliveries get', async () => {
@@ -480,7 +480,7 @@ describe('a retry waiting for earlier answers', () => {
 	it('a delivery that runs only its new events caches them when its answer\'s repeats are the ones webhook() knew', async () => {
 		await recordThroughAClaim('known-repeat-trigger', 'recorded');
 		const mixed = waiting();
-		await expect(claimEvents('known-repeat-trigger', ['recorded', 'new'], mixed as unknown as Response, WINDOW)).resolves.toStrictEqual({ runs: [false, true], takesOver: ['new'] });
+		await expect(claimEvents('known-repeat-trigger', ['recorded', 'new'], mixed as unknown as Response, WINDOW)).resolves.toStrictEqual({ toRun: [false, true], takesOver: ['new'] });
 		mixed.json({ status: 'ok', received: 2, accepted: 1, repeats: 1 });
 		await new Promise(setImmediate);
 		expect(isRecordedRepeat('known-repeat-trigger', 'new')).toBe(true);

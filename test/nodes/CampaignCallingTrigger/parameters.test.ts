@@ -10,8 +10,8 @@ import {
 	ignoresRepeats,
 	repeatKeyPath,
 	selectedEvents,
-	thisTriggerKey,
 } from '../../../nodes/CampaignCallingTrigger/parameters';
+import { thisTriggerKey } from '../../../nodes/CampaignCallingTrigger/processState';
 
 /** Just what parameters.ts reads of n8n's hook, webhook and execute contexts. */
 function contextWith(parameters: IDataObject, mode = 'webhook') {

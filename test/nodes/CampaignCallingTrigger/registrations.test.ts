@@ -13,7 +13,7 @@ import {
 	judgeDelivery,
 	moduleWithSecret,
 	newSecret,
-	putBackModuleRecords,
+	syncModuleRecords,
 	rememberRegistration,
 	secretVerifier,
 	serves,
@@ -198,15 +198,15 @@ describe('static data', () => {
 		const context = contextOf(global);
 		const before = global['campaignCallingTrigger:node-1'];
 
-		putBackModuleRecords.call(context, trigger);
+		syncModuleRecords.call(context, trigger);
 		expect(global['campaignCallingTrigger:node-1']).toBe(before);
 
 		rememberRegistration(trigger, record('stored'));
-		putBackModuleRecords.call(context, trigger);
+		syncModuleRecords.call(context, trigger);
 		expect(global['campaignCallingTrigger:node-1']).toBe(before);
 
 		rememberRegistration(trigger, record('newer', { registeredAt: 2_000 }));
-		expect(putBackModuleRecords.call(context, trigger)).toEqual(recordsOf(record('stored'), record('newer', { registeredAt: 2_000 })));
+		expect(syncModuleRecords.call(context, trigger)).toEqual(recordsOf(record('stored'), record('newer', { registeredAt: 2_000 })));
 		expect(stored(global)).toEqual(recordsOf(record('stored'), record('newer', { registeredAt: 2_000 })));
 		expect(Object.keys(global)).toEqual(['campaignCallingTrigger:node-1']);
 	});
@@ -216,14 +216,14 @@ describe('static data', () => {
 		const TEST_URL = URL.replace('/webhook/', '/webhook-test/');
 		const production = record('production');
 		const test = record('test, stored', { url: TEST_URL });
-		putBackModuleRecords.call(contextOf({ 'campaignCallingTrigger:node-1': { modules: recordsOf(production, test) } as unknown as IDataObject }), trigger);
+		syncModuleRecords.call(contextOf({ 'campaignCallingTrigger:node-1': { modules: recordsOf(production, test) } as unknown as IDataObject }), trigger);
 
 		const listening: IDataObject = {};
-		expect(putBackModuleRecords.call(contextOf(listening), trigger)).toEqual(recordsOf(production, test));
+		expect(syncModuleRecords.call(contextOf(listening), trigger)).toEqual(recordsOf(production, test));
 		const registered = record('test, registered here', { url: TEST_URL, registeredAt: 2_000 });
 		rememberRegistration(trigger, registered);
-		expect(putBackModuleRecords.call(contextOf({}), trigger)).toEqual(recordsOf(production, test, registered));
-		expect(putBackModuleRecords.call(contextOf({}), 'another-workflow:node-1')).toEqual({});
+		expect(syncModuleRecords.call(contextOf({}), trigger)).toEqual(recordsOf(production, test, registered));
+		expect(syncModuleRecords.call(contextOf({}), 'another-workflow:node-1')).toEqual({});
 	});
 
 	it('keeps the newest 100 records of a trigger, oldest gone first', () => {
@@ -231,7 +231,7 @@ describe('static data', () => {
 		const records = Array.from({ length: 103 }, (_, index) => record(`s-${index}`, { registeredAt: 1_000 + index }));
 		for (const one of records) rememberRegistration(trigger, one);
 		const global: IDataObject = {};
-		expect(Object.keys(putBackModuleRecords.call(contextOf(global), trigger))).toEqual(records.slice(3).map((one) => one.verifier));
+		expect(Object.keys(syncModuleRecords.call(contextOf(global), trigger))).toEqual(records.slice(3).map((one) => one.verifier));
 		expect(Object.keys(stored(global) as IDataObject)).toHaveLength(100);
 	});
 });
