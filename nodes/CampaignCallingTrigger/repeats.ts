@@ -42,7 +42,7 @@ class ExactNumber {
 
 /** A body may hold a number JSON parsing changed only with 16 or more digits, or a three-digit exponent. */
 const MAY_LOSE_DIGITS = /\d(?:\.?\d){15}|[eE][+-]?\d{3}/;
-const STRING_OR_NUMBER = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+const STRING_OR_NUMBER = new RegExp(String.raw`"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?`, 'g');
 
 /**
  * The events to take repeat keys from: the parsed ones, or, when the body may hold numbers that JSON
