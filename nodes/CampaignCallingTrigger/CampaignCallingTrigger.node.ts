@@ -35,9 +35,7 @@ export class CampaignCallingTrigger implements INodeType {
 		name: 'campaignCallingTrigger',
 		icon: { light: 'file:campaignCallingTrigger.svg', dark: 'file:campaignCallingTrigger.dark.svg' },
 		group: ['trigger'],
-		// 2, not 1: n8n evaluates an expression in its sandbox for every delivery to a webhook node whose
-		// typeVersion is 1 (webhook-helpers parseRequestBody, for the old Webhook node's binaryData option),
-		// which makes each delivery cost more than one to n8n's own Webhook node.
+		// 2, not 1: n8n evaluates an expression per delivery to a webhook node of version 1 (ARCHITECTURE.md).
 		version: 2,
 		// The chosen events by name ("Call Ended"), in Title Case as n8n's UX guidelines ask of subtitles.
 		subtitle: `={{ $parameter["events"].map((event) => (${JSON.stringify(EVENT_NAMES)})[event] || event).join(", ") }}`,
@@ -50,9 +48,7 @@ export class CampaignCallingTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				// Answered by execute(), the execution's first node: the sender gets its 200 only once n8n
-				// has created the execution (and, with Ignore Repeats, recorded the event), and a non-2xx
-				// answer when n8n could not, so it sends the event again. 'onReceived' answers first on n8n 1.x.
+				// execute() answers: the sender gets its 200 only once the execution exists and recorded the event.
 				responseMode: 'responseNode',
 				path: 'webhook',
 			},
@@ -67,8 +63,7 @@ export class CampaignCallingTrigger implements INodeType {
 				default: '',
 			},
 			{
-				// n8n's UX guidelines name a trigger's event parameter "Trigger On"; n8n's node panel lists
-				// a trigger's events from a parameter labelled Event, Events or Trigger On.
+				// The name n8n's UX guidelines give a trigger's events, and one its node panel lists them by.
 				displayName: 'Trigger On',
 				name: 'events',
 				type: 'multiOptions',

@@ -16,14 +16,7 @@ import {
 } from './registrations';
 import { checkWebhookReach } from './webhookReach';
 
-/**
- * Activation: one webhook module per selected event, registered at the service with this node's
- * webhook URL and a secret header. The service offers no way to change or delete a module, so a
- * module is reused while it was registered for this webhook URL, at this credential's account, with
- * the chosen Timeout and Retry Limit; any change registers a new one (registrations.ts judges the
- * old one's deliveries). Both hooks first refuse a webhook URL the service cannot reach
- * (webhookReach.ts): such a module would stay registered for good and never deliver.
- */
+/** Whether every selected event has a module that still serves; refuses a webhook URL the service cannot reach. */
 export async function modulesExist(this: IHookFunctions): Promise<boolean> {
 	const { refusal } = await checkWebhookReach.call(this);
 	if (refusal) throw refusal;
@@ -82,11 +75,8 @@ export async function registerModules(this: IHookFunctions): Promise<boolean> {
 }
 
 export async function reportModulesKept(this: IHookFunctions): Promise<boolean> {
-	// After a failed create() n8n calls this on a fresh copy of static data and saves it: the
-	// modules registered before the failure are put back here, and so kept.
+	// After a failed create() n8n runs this on fresh static data and saves it: the records go back in.
 	const kept = Object.values(syncModuleRecords.call(this, thisTriggerKey.call(this)));
-	// The service shows no endpoint to list or delete modules: every one registered stays, for any
-	// URL or account, and the record of them stays here, so the next activation reuses what still serves.
 	this.logger.info(
 		`${triggerLogPrefix.call(this)} ${kept.length} webhook module(s) remain registered at the service for this node${kept.length > 0 ? ` (${kept.map(moduleName).join(', ')})` : ''}; the next activation reuses those that still serve.`,
 	);

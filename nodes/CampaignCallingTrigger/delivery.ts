@@ -32,11 +32,7 @@ export type ParsedDelivery =
 	| { ok: true; entries: IDataObject[] }
 	| { ok: false; statusCode: number; message: string };
 
-/**
- * The one media type n8n parses as JSON for a webhook node (middlewares/body-parser.js parseBody, on
- * n8n 1.x and 2.x). Other JSON types (application/vnd.x+json, text/json) are not parsed: n8n 2.x does
- * not even read their bytes for a node of version 2 (webhook-helpers.js isParsableContentType).
- */
+/** The one media type n8n parses as JSON for a webhook node (ARCHITECTURE.md, "n8n underneath the trigger"). */
 const JSON_MEDIA_TYPE = 'application/json';
 
 /** Checks a delivery's type, size and JSON; yields one entry per object of the body. */
@@ -73,10 +69,7 @@ export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 	return { ok: true, entries: entries as IDataObject[] };
 }
 
-/**
- * Where webhook() leaves, on each item it passes to the execution, what execute() needs to answer
- * the delivery: execute() removes it, so no node after the trigger sees it.
- */
+/** What webhook() leaves on each item for execute() to answer the delivery; execute() removes it. */
 export const HANDOVER_FIELD = '__campaignCallingDelivery';
 
 export interface Handover {

@@ -5,32 +5,12 @@ import { cacheRecordedKeys, inFlightEvents, inFlightLifetimeMs, isRecordedRepeat
 import type { SenderWindow } from './processState';
 import { answerRecordedAllAsNew } from './repeats';
 
-/**
- * The lifecycle of a delivery's answer, for the events webhook() hands to n8n with Ignore Repeats on:
- * - **in flight**: trackAnswer() records each event (processState.ts, inFlightEvents) until n8n answers
- *   the delivery. A retry of an event in flight waits for that answer (claimEvents) instead
- *   of queueing an execution of its own, so a full execution queue does not fill up with retries; the
- *   sender's last attempt waits at most half its Timeout, since n8n may never run a queued execution
- *   the user stopped.
- * - **answered**: execute() recorded the events in n8n's deduplication store and answered 2xx. The record
- *   goes; the waiting retries are answered as repeats; when the execution found every event new, its keys
- *   are cached (processState.ts, recordedKeys) so later copies are answered at once.
- * - **failed**: n8n answered non-2xx (the execution failed, or n8n could not create it). The record goes,
- *   and a waiting retry starts an execution of its own.
- * - **taken back**: n8n cancelled the execution after it recorded an event (repeats.ts,
- *   checkAndRecordKeys): it removes the key from the store again, and its delivery is answered 500, so
- *   the service's retry finds the event new.
- * A record outlives none of this by more than the sender's retry window plus a minute.
- */
+/** A delivery's answer, from in flight to answered, failed or taken back: docs/trigger.md, "When n8n's queue is full". */
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 /**
- * Claims a delivery's events: holds it while each of its events not seen recorded here is in flight,
- * until those earlier deliveries are answered, then marks the events it runs in flight (trackAnswer)
- * in the same step as its last look, so no other copy of them, taken meanwhile, claims them too.
- * Returns HUNG_UP when its sender hung up meanwhile, else the events its own execution runs (`runs`)
- * and those whose answer it now gives (`takesOver`). A failed earlier answer is not waited for again:
- * the delivery looks again, and runs the event unless another retry took it over.
+ * Holds a delivery while its events are in flight here, until their earlier answers come, then marks
+ * those it runs in flight. HUNG_UP when its sender hung up; a failed earlier answer is not waited for again.
  */
 export async function claimEvents(
 	trigger: string,
@@ -68,11 +48,7 @@ export async function claimEvents(
 	return { toRun: runs, takesOver };
 }
 
-/**
- * Counts this delivery as the next attempt of each of its events in flight here, and says how long it
- * may wait for their earlier answers: undefined (until its sender hangs up) unless it is the sender's
- * last attempt, by count (Retry Limit + 1) or by time (Retry Limit × Timeout after the first).
- */
+/** Counts this delivery as the next attempt of its events in flight; only the sender's last attempt waits a limited time. */
 function countRetry(trigger: string, hashes: string[]): number | undefined {
 	let limitMs: number | undefined;
 	for (const hash of hashes) {
@@ -81,17 +57,15 @@ function countRetry(trigger: string, hashes: string[]): number | undefined {
 		entry.attempts += 1;
 		const { timeout, retryLimit } = entry.window;
 		const last = entry.attempts > retryLimit || Date.now() - entry.since >= retryLimit * timeout * 1000;
-		// Half its Timeout: the other half leaves an execution of its own time to start and answer.
+		// Half its Timeout: the other half leaves an execution of its own time to answer.
 		if (last) limitMs = Math.min(limitMs ?? Infinity, (timeout * 1000) / 2);
 	}
 	return limitMs;
 }
 
 /**
- * Marks the delivery's events in flight until n8n answers it, in place of an earlier delivery's record
- * (whose attempts and first time it keeps). A 2xx answer whose repeats are only the `knownRepeats`
- * webhook() counted caches the keys as recorded (a queue-mode webhook process learns it from the
- * worker's answer), any other 2xx ages the trigger's cached keys as the store's.
+ * Marks the events in flight until n8n answers the delivery. A 2xx answer that recorded every event as
+ * new caches their keys (a queue-mode webhook process learns it from the worker's answer).
  */
 function trackAnswer(trigger: string, hashes: string[], response: DeliveryResponse, window: SenderWindow, knownRepeats = 0): void {
 	if (hashes.length === 0) return;
@@ -113,12 +87,7 @@ function trackAnswer(trigger: string, hashes: string[], response: DeliveryRespon
 	});
 }
 
-/**
- * Resolves once n8n answers the delivery, with whether it was 2xx and the body it sent (Express's
- * res.json ends with it). n8n answers through the response's end() even after the sender stopped
- * waiting, when Node emits no 'finish' on it, so end() is where the answer is seen, in the process
- * that took the delivery (also when a queue-mode worker ran it).
- */
+/** Resolves with n8n's answer to the delivery: end() is patched as n8n ends a response whose sender left without 'finish'. */
 function whenAnswered(response: DeliveryResponse): Promise<{ accepted: boolean; body: unknown }> {
 	return new Promise((resolve) => {
 		const end = response.end;

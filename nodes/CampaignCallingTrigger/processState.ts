@@ -1,19 +1,4 @@
-/**
- * Everything the trigger keeps in the n8n process's memory. n8n's database is the record (static data
- * for the modules, the deduplication store for the events); these maps only bridge the moments it
- * lags behind or would cost an execution, so each is bounded and losing any of them (a restart) loses
- * no event. Per trigger node (`thisTriggerKey()`), in this process only:
- *
- * | map | holds | how long | why |
- * |---|---|---|---|
- * | `registeredModules` | modules this process registered | while n8n runs (MAX_TRIGGERS triggers) | static data is saved only after activation, and dropped after a failed one |
- * | `storedModulesSeen` | module records read in stored static data | while n8n runs (MAX_TRIGGERS triggers) | a test listen gets empty static data |
- * | `recordedKeys` | keys an execution recorded as new and answered 2xx | 10 min; 5,000 per trigger, 50,000 in all | a repeat is answered without an execution |
- * | `inFlightEvents` | events handed to n8n whose delivery is not answered yet | the sender's window plus a minute; 50,000 | a retry waits for that answer instead of queueing an execution (inFlight.ts) |
- * | `storeQueues` | the trigger's store update running now | until it ends | one trigger's store updates run one at a time (repeats.ts) |
- * | `noticesGiven` | log lines given about a module or URL | while n8n runs (50,000) | a refusal is logged once, not per delivery |
- */
-
+/** What the trigger keeps in the n8n process, each bounded: ARCHITECTURE.md, "What the trigger keeps in the process". */
 import type { IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 /** This trigger node among all in the process's state: its workflow's id and its own. */
@@ -50,13 +35,7 @@ export class BoundedMap<K, V> {
 	}
 }
 
-/**
- * A webhook module this trigger registered. The secret it sends is kept nowhere in n8n (n8n 1.x copies
- * static data into every saved execution): only its SHA-256 (`verifier`). The service can neither list
- * nor delete modules, so these records alone tell which module delivers for what: its webhook URL and
- * event, its delivery settings, the account it was registered at (`account`: a salt and a keyed
- * fingerprint of the credential's Base URL and key, registrations.ts), when, and the id the service gave it.
- */
+/** A webhook module this trigger registered: its secret only as its SHA-256 (`verifier`), its account as a keyed fingerprint. */
 export interface ModuleRecord {
 	url: string;
 	event: string;
@@ -74,20 +53,10 @@ export type ModuleRecords = Record<string, ModuleRecord>;
 /** Far more trigger nodes than one n8n process runs; only bounds what deleted workflows leave. */
 const MAX_TRIGGERS = 10_000;
 
-/**
- * Modules this process registered, written the moment the service confirms each, as static data lags:
- * n8n saves it only after every create() of the activation returned (`ActiveWorkflowManager.addWebhooks`)
- * while the webhook's route is already live, and after a failed create() n8n 1.x calls delete() on a
- * copy freshly loaded from the database.
- */
+/** Modules this process registered, the moment the service confirms each: n8n saves static data only after activation. */
 export const registeredModules = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
 
-/**
- * Module records this process read in stored static data. n8n gives "Listen for test event" an empty
- * copy and saves none of it (`TestWebhooks.toWorkflow`): the test URL's records reach the database only
- * with an activation and come back when n8n reads the workflow again. A module is never removed, so a
- * record once stored still holds, and a listen reuses it.
- */
+/** Module records this process read in stored static data, for a test listen, which n8n gives an empty copy. */
 export const storedModulesSeen = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
 
 /** How many keys n8n's store keeps per trigger; older ones are forgotten first. */
@@ -171,7 +140,7 @@ export const inFlightLifetimeMs = ({ timeout, retryLimit }: SenderWindow) => (re
 /** Events handed to n8n whose execution, waiting for a slot or a queue-mode worker, has not answered yet. */
 export const inFlightEvents = new BoundedMap<string, InFlightEvent>(MAX_CACHED_KEYS);
 
-/** Runs one trigger's store updates one after another: an entry lives only while its trigger's updates run, so it needs no bound. */
+/** One trigger's store updates, one after another; an entry lives only while they run. */
 export const storeQueues = new Map<string, Promise<unknown>>();
 
 /** Log lines given in this process (a module's refusal, a URL's advice), so each is logged once. */

@@ -6,10 +6,7 @@ import { InvalidInputError, quote } from '../shared/validation';
 import { valueAtPath } from '../shared/valueAtPath';
 import { REMEMBERED_KEYS, storeQueues, thisTriggerKey } from './processState';
 
-/**
- * Characters of a key's SHA-256 (base64url) that are kept: 96 bits. Among 10,000 keys the chance
- * that two different keys share a hash is below 1 in 10^20.
- */
+/** 96 bits of a key's SHA-256: two of 10,000 keys share one with a chance below 1 in 10^20. */
 const HASH_CHARS = 16;
 
 const REPEAT_KEY_FIELD = 'Options → Repeat Key';
@@ -87,11 +84,7 @@ function decimalValue(text: string): string | undefined {
 	return power >= 0 && power <= 20 ? `${sign}${digits}${'0'.repeat(power)}` : `${sign}${digits}e${power}`;
 }
 
-/**
- * The hash that identifies an event among this trigger's deliveries, or undefined when the event
- * lacks the key (such an event is never a repeat). The event type is part of it, so a call's
- * call.started and call.ended events with one call_id are different events.
- */
+/** An event's key as a hash, with its event type; undefined when it lacks the key (never a repeat). */
 export function repeatKeyHash(event: unknown, path: string[], eventType: string): string | undefined {
 	const value = valueAtPath(event, path, (value) => value instanceof ExactNumber);
 	if (value === undefined || value === null || value === '') return undefined;
@@ -115,37 +108,23 @@ function canonicalJson(value: unknown): string {
 	return JSON.stringify(value);
 }
 
-/**
- * Whether an execution's answer (its JSON body, as text or parsed) says it recorded as new every
- * event it was handed, given how many of the delivery's events webhook() already knew as repeats.
- */
+/** Whether an execution's answer (JSON, as text or parsed) says it recorded every event it was handed as new. */
 export function answerRecordedAllAsNew(body: unknown, knownRepeats: number): boolean {
 	const answer = typeof body === 'string' || body instanceof Uint8Array ? jsonParse<unknown>(String(body), { fallbackValue: null }) : body;
 	return typeof answer === 'object' && answer !== null && (answer as IDataObject).repeats === knownRepeats;
 }
 
-/** n8n's deduplication store, narrowed to what the trigger uses: its checkProcessedAndRecord and removeProcessed. */
+/** n8n's deduplication store as the trigger uses it. */
 export interface KeyStore {
 	record: (hashes: string[]) => Promise<{ new: Array<string | number> }>;
 	remove: (hashes: string[]) => Promise<void>;
-	/** Waits REREAD_DELAY_MS before keys found recorded are read again (absent: no wait). */
 	settle?: () => Promise<void>;
 }
 
-/**
- * How long after finding keys recorded the trigger reads them again before it calls them repeats. An
- * execution in another process that recorded a key and was then cancelled takes the key back in the
- * same turn of its store queue (below): a copy that found the key meanwhile finds it gone when it
- * reads again, and runs the event. Far longer than the few database round trips the take-back needs;
- * only deliveries with a repeat found in the store wait it.
- */
+/** Keys found recorded are read again this much later: another process's cancelled execution may take its key back. */
 export const REREAD_DELAY_MS = 1000;
 
-/**
- * Runs one trigger's store updates one after another within this process. n8n's store reads the
- * list, adds to it and writes it back: two executions doing that at once would both find a key new
- * (a doubled event) and the later write would drop the other's key.
- */
+/** One trigger's store updates in turn: n8n's store reads, changes and writes back its list without a lock. */
 async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T> {
 	const previous = storeQueues.get(trigger) ?? Promise.resolve();
 	const run = previous.then(task, task);
@@ -161,20 +140,12 @@ async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T
 	}
 }
 
-/**
- * The entry recorded beside an event's key, naming the execution that recorded it: n8n 1.x in queue
- * mode runs an execution again when its worker died (a stalled job), and that run must tell the key
- * it recorded itself from another execution's.
- */
+/** Names the execution beside its key: n8n 1.x re-runs a stalled queue-mode job, which must know its own keys. */
 function companionKey(key: string, execution: string): string {
 	return createHash('sha256').update(`${key}\n${execution}`).digest('base64url').slice(0, HASH_CHARS);
 }
 
-/**
- * Which of the execution's events are repeats (true), after recording the others in n8n's deduplication
- * store. Throws when the store fails, or n8n cancelled the execution: n8n then answers 500, and the
- * service sends the event again.
- */
+/** Which events are repeats, the others recorded; throws when n8n cannot record them, so it answers 500 and the event comes again. */
 export async function findRepeats(this: IExecuteFunctions, keys: Array<string | undefined>): Promise<boolean[]> {
 	// Two entries per event: its key and the companion naming this execution.
 	const storeOptions = { mode: 'entries' as const, maxEntries: 2 * REMEMBERED_KEYS };
@@ -183,7 +154,7 @@ export async function findRepeats(this: IExecuteFunctions, keys: Array<string | 
 		remove: async (hashes) => await this.helpers.removeProcessed(hashes, 'node', storeOptions),
 		settle: async () => await sleep(REREAD_DELAY_MS),
 	};
-	// n8n aborts this signal when it cancels the execution after answering 500 (1.x at shutdown).
+	// n8n aborts it when it cancels the execution after answering 500: the retry must find the event new.
 	const cancelled = () => this.getExecutionCancelSignal()?.aborted === true;
 	let repeats: boolean[] | undefined;
 	try {
@@ -200,18 +171,8 @@ export async function findRepeats(this: IExecuteFunctions, keys: Array<string | 
 }
 
 /**
- * Marks which keys were recorded before (true = repeat) and records the others in n8n's store, each
- * with its companion (companionKey). A key twice in one delivery is a repeat the second time; an
- * undefined key is never a repeat; a key this execution recorded in an earlier run of it is not a
- * repeat. Work of this process per delivery is proportional to the delivery's keys, not to the keys
- * remembered.
- *
- * Keys found recorded are read again after `store.settle()`, and only those still there are repeats:
- * one that another process's cancelled execution took back meanwhile is run by this execution. The
- * new keys are taken back for that wait and recorded again with the others, so a process that dies in
- * it leaves none recorded and unanswered. When `cancelled()` says n8n cancelled the execution, its
- * new keys are taken back in the same turn of the trigger's store queue and undefined is returned:
- * a retry of the event, also one this process takes while n8n stops, must find it new.
+ * Marks repeats (true) and records the other keys with their companions; keys found recorded are read
+ * again after `settle()`. undefined when n8n cancelled the execution: its new keys are taken back.
  */
 export async function checkAndRecordKeys(
 	store: KeyStore,
@@ -239,13 +200,8 @@ export async function checkAndRecordKeys(
 }
 
 /**
- * Records `keys` with their companions in one turn of the trigger's store queue: returns the keys this
- * execution runs (new, or recorded by this execution in an earlier run of it) and those `found`
- * recorded by another. The companions of found keys are removed again; in the first turn (no
- * `foundBefore`), so are the new keys when any was found. A key found in the first turn is never this
- * execution's own in the second: its companion, added there, may be back in the store, since n8n's
- * store has no lock across processes and another process's write can undo its removal. When n8n
- * cancelled the execution, everything new is removed and undefined returned.
+ * One turn of the trigger's store queue: the keys this execution runs and those another recorded.
+ * A key found in the first turn is never this execution's own in the second (another write may restore its companion).
  */
 async function recordTurn(
 	store: KeyStore,
@@ -258,8 +214,7 @@ async function recordTurn(
 	return await oneAtATime(trigger, async () => {
 		// Waiting for the trigger's earlier updates may have outlasted the execution.
 		if (cancelled()) return undefined;
-		// Each companion before its key: n8n's store forgets its oldest entries first, so the companion a
-		// found key adds for a moment pushes out the oldest event's companion, not its key.
+		// Each companion before its key: an entry added for a moment pushes out a companion, not a key.
 		const recorded = new Set((await recordInStore(store, keys.flatMap((key) => [companion(key), key]))).new.map(String));
 		const runs = keys.filter((key) => recorded.has(key) || (!recorded.has(companion(key)) && foundBefore?.has(key) !== true));
 		const running = new Set(runs);
@@ -276,12 +231,7 @@ async function recordTurn(
 /** The unique-key refusal as Postgres, SQLite and MySQL word it. */
 const LOST_FIRST_INSERT = /duplicate key value violates unique constraint|UNIQUE constraint failed|Duplicate entry/;
 
-/**
- * n8n's store creates a trigger's row with an insert the first time it records, with no lock across
- * processes: when two queue-mode workers record a new trigger's first events at once, both find no row
- * and the later insert fails on the row's unique key (n8n would answer that delivery 500). By then the
- * other worker's row exists, so recording again adds these keys to it.
- */
+/** Two workers that create a trigger's store row at once: the later insert fails, and recording again adds to the row. */
 async function recordInStore(store: KeyStore, hashes: string[]): Promise<{ new: Array<string | number> }> {
 	return await store
 		.record(hashes)
