@@ -1,11 +1,98 @@
-import type { IWebhookFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+import { jsonParse, sleep } from 'n8n-workflow';
 
-import { cacheRecordedKeys, inFlightEvents, inFlightLifetimeMs, isRecordedRepeat, triggerEventKey } from './processState';
-import type { SenderWindow } from './processState';
-import { answerRecordedAllAsNew } from './repeats';
+import { REMEMBERED_KEYS } from './processState';
+import type { ModuleRecord } from './processState';
 
-/** A delivery's answer, from in flight to answered, failed or taken back: docs/trigger.md, "When n8n's queue is full". */
+/**
+ * What this process knows of its deliveries' events: those in flight (handed to n8n, not answered yet)
+ * and those recorded here (answered 2xx). docs/trigger.md, "When n8n's queue is full".
+ */
+/**
+ * Keys an execution here recorded as new and answered 2xx: a delivery made only of these is answered
+ * without an execution. The store forgets a trigger's oldest keys first, so a key is cached in recording
+ * order while fewer than half the store's keys were handed to executions here, for 10 minutes at most
+ * (docs/trigger.md, "What a repeat costs").
+ */
+const CACHED_KEYS_PER_TRIGGER = REMEMBERED_KEYS / 2;
+const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
+/** Bounds the cache as a whole, so the keys of a deactivated or deleted trigger age out. */
+const MAX_CACHED_KEYS = 50_000;
+
+/** Per trigger, its cached keys and when each was cached, oldest first. */
+const cachedKeys = new Map<string, Map<string, number>>();
+/** Every trigger's cached keys, oldest first: the bound over all triggers. */
+const cacheOrder = new Map<string, { trigger: string; hash: string }>();
+
+/** One trigger's event key among all triggers' in this process. */
+export const triggerEventKey = (trigger: string, hash: string) => `${trigger}\n${hash}`;
+
+function forgetKey(trigger: string, hash: string): void {
+	const keys = cachedKeys.get(trigger);
+	keys?.delete(hash);
+	if (keys?.size === 0) cachedKeys.delete(trigger);
+	cacheOrder.delete(triggerEventKey(trigger, hash));
+}
+
+export function isRecordedRepeat(trigger: string, hash: string): boolean {
+	const cachedAt = cachedKeys.get(trigger)?.get(hash);
+	if (cachedAt === undefined) return false;
+	if (Date.now() - cachedAt < CACHED_KEY_LIFETIME_MS) return true;
+	forgetKey(trigger, hash);
+	return false;
+}
+
+/**
+ * Called once an execution answered 2xx. Only an answer that recorded every key as new caches them;
+ * any other ages as many of the trigger's oldest cached keys, as the store ages them.
+ */
+export function cacheRecordedKeys(trigger: string, hashes: string[], recordedAsNew = true): void {
+	for (const hash of hashes) {
+		const keys = cachedKeys.get(trigger) ?? new Map<string, number>();
+		const oldest = keys.keys().next().value;
+		if (!recordedAsNew) {
+			if (oldest !== undefined) forgetKey(trigger, oldest);
+			continue;
+		}
+		// A key cached already keeps its place, as it keeps its place in the store.
+		if (isRecordedRepeat(trigger, hash)) continue;
+		cachedKeys.set(trigger, keys.set(hash, Date.now()));
+		cacheOrder.set(triggerEventKey(trigger, hash), { trigger, hash });
+		if (keys.size > CACHED_KEYS_PER_TRIGGER) forgetKey(trigger, oldest as string);
+		if (cacheOrder.size > MAX_CACHED_KEYS) {
+			const first = cacheOrder.values().next().value as { trigger: string; hash: string };
+			forgetKey(first.trigger, first.hash);
+		}
+	}
+}
+
+/** The delivering module's settings: how long its sender waits per attempt (seconds) and how often it retries. */
+export type SenderWindow = Pick<ModuleRecord, 'timeout' | 'retryLimit'>;
+
+/** An event handed to n8n whose delivery is not answered yet. */
+export interface InFlightEvent {
+	/** Resolves with whether n8n answered the delivery 2xx. */
+	answered: Promise<boolean>;
+	/** Deliveries of the event this process took since the first: the sender's attempt number of the latest. */
+	attempts: number;
+	/** When the first of them came. */
+	since: number;
+	window: SenderWindow;
+}
+
+/** The sender's window, (Retry Limit + 1) × Timeout, and a minute for its pauses between attempts (not shown). */
+export const inFlightLifetimeMs = ({ timeout, retryLimit }: SenderWindow) => (retryLimit + 1) * timeout * 1000 + 60_000;
+
+/** Events handed to n8n whose execution, waiting for a slot or a queue-mode worker, has not answered yet. */
+const inFlightEvents = new Map<string, InFlightEvent>();
+
+export function inFlightEvent(key: string): InFlightEvent | undefined {
+	const event = inFlightEvents.get(key);
+	if (event === undefined || Date.now() < event.since + inFlightLifetimeMs(event.window)) return event;
+	inFlightEvents.delete(key);
+	return undefined;
+}
+
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 /**
@@ -22,7 +109,7 @@ export async function claimEvents(
 	// Answers not waited for again: seen failing, or waited for as long as this attempt may.
 	const givenUp = new Set<Promise<boolean>>();
 	const openAnswer = (key: string | undefined) => {
-		const answer = key === undefined ? undefined : inFlightEvents.get(triggerEventKey(trigger, key))?.answered;
+		const answer = key === undefined ? undefined : inFlightEvent(triggerEventKey(trigger, key))?.answered;
 		return answer === undefined || givenUp.has(answer) ? undefined : answer;
 	};
 	const unrecorded = () => keys.map((key) => key === undefined || !isRecordedRepeat(trigger, key));
@@ -52,7 +139,7 @@ export async function claimEvents(
 function countRetry(trigger: string, hashes: string[]): number | undefined {
 	let limitMs: number | undefined;
 	for (const hash of hashes) {
-		const entry = inFlightEvents.get(triggerEventKey(trigger, hash));
+		const entry = inFlightEvent(triggerEventKey(trigger, hash));
 		if (entry === undefined) continue;
 		entry.attempts += 1;
 		const { timeout, retryLimit } = entry.window;
@@ -74,9 +161,11 @@ function trackAnswer(trigger: string, hashes: string[], response: DeliveryRespon
 	const now = Date.now();
 	for (const hash of hashes) {
 		const key = triggerEventKey(trigger, hash);
-		const earlier = inFlightEvents.get(key);
+		const earlier = inFlightEvent(key);
 		const record = { answered, attempts: earlier?.attempts ?? 1, since: earlier?.since ?? now, window: earlier?.window ?? window };
-		inFlightEvents.set(key, record, record.since, inFlightLifetimeMs(record.window));
+		inFlightEvents.delete(key);
+		inFlightEvents.set(key, record);
+		if (inFlightEvents.size > MAX_CACHED_KEYS) inFlightEvents.delete(inFlightEvents.keys().next().value as string);
 	}
 	void answer.then(({ accepted, body }) => {
 		for (const hash of hashes) {
@@ -97,6 +186,12 @@ function whenAnswered(response: DeliveryResponse): Promise<{ accepted: boolean; 
 			return (end as (...endArgs: unknown[]) => DeliveryResponse).apply(this, args);
 		} as DeliveryResponse['end'];
 	});
+}
+
+/** Whether an execution's answer (JSON, as text or parsed) says it recorded every event it was handed as new. */
+export function answerRecordedAllAsNew(body: unknown, knownRepeats: number): boolean {
+	const answer = typeof body === 'string' || body instanceof Uint8Array ? jsonParse<unknown>(String(body), { fallbackValue: null }) : body;
+	return typeof answer === 'object' && answer !== null && (answer as IDataObject).repeats === knownRepeats;
 }
 
 /** Why a retry stopped waiting for the earlier answers without one of them failing. */

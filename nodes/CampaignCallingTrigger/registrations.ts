@@ -6,7 +6,8 @@ import { credentialAccount } from '../shared/transport';
 import { isPlainObject } from '../shared/validation';
 import { SECRET_HEADER } from './delivery';
 import { triggerLogPrefix } from './parameters';
-import { inFlightLifetimeMs, noticesGiven, storedModulesSeen, registeredModules } from './processState';
+import { inFlightLifetimeMs } from './inFlight';
+import { noticesGiven, registeredModules, storedModulesSeen } from './processState';
 import type { ModuleRecord, ModuleRecords } from './processState';
 
 /** Records kept per trigger, the newest: every current module and the ones they replaced lately. */

@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError, jsonParse, randomString, sleep } from 'n8n-workflow';
+import { NodeOperationError, randomString, sleep } from 'n8n-workflow';
 
 import { InvalidInputError, quote } from '../shared/validation';
 import { valueAtPath } from '../shared/valueAtPath';
@@ -106,12 +106,6 @@ function canonicalJson(value: unknown): string {
 		return `{${fields.join(',')}}`;
 	}
 	return JSON.stringify(value);
-}
-
-/** Whether an execution's answer (JSON, as text or parsed) says it recorded every event it was handed as new. */
-export function answerRecordedAllAsNew(body: unknown, knownRepeats: number): boolean {
-	const answer = typeof body === 'string' || body instanceof Uint8Array ? jsonParse<unknown>(String(body), { fallbackValue: null }) : body;
-	return typeof answer === 'object' && answer !== null && (answer as IDataObject).repeats === knownRepeats;
 }
 
 /** n8n's deduplication store as the trigger uses it. */
