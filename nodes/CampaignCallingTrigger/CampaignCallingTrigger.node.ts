@@ -13,13 +13,53 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { deliveryLimitProperties } from '../shared/moduleSettings';
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import { EVENT_TYPES } from '../shared/vocabulary';
+import { isPlainObject } from '../shared/validation';
 import { modulesExist, registerModules, reportModulesKept } from './activation';
-import { HANDOVER_FIELD, acknowledgement, handoverItems, parseDelivery, readHandover, refuse, selectEvents } from './delivery';
+import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
-import { ignoresRepeats } from './parameters';
-import { REMEMBERED_KEYS, thisTriggerKey } from './processState';
-import { acceptedSender } from './registrations';
-import { findRepeats } from './repeats';
+import { deliveryParameters, ignoresRepeats } from './parameters';
+import { acceptedSender, thisTriggerKey } from './registrations';
+import { REMEMBERED_KEYS, findRepeats, keyedEvents } from './repeats';
+import type { KeyedEvent } from './repeats';
+
+interface Handover {
+	/** Events in the delivery's body. */
+	received: number;
+	/** Events webhook() already knew as repeats (and so passed on no item). */
+	repeats: number;
+	/** The event's repeat key, when Ignore Repeats is on and the event has one. */
+	key?: string;
+}
+
+function readHandover(json: IDataObject): Handover | undefined {
+	const value = json[HANDOVER_FIELD];
+	if (!isPlainObject(value)) return undefined;
+	const { received, repeats, key } = value;
+	if (typeof received !== 'number' || typeof repeats !== 'number') return undefined;
+	return { received, repeats, key: typeof key === 'string' ? key : undefined };
+}
+
+function refuse(response: ReturnType<IWebhookFunctions['getResponseObject']>, statusCode: number, message: string): IWebhookResponseData {
+	response.status(statusCode).json({ status: 'error', message });
+	return { noWebhookResponse: true };
+}
+
+function acknowledgement(received: number, accepted: number, repeats: number | undefined): IDataObject {
+	const answer: IDataObject = { status: 'ok', received, accepted };
+	if (repeats !== undefined) answer.repeats = repeats;
+	return answer;
+}
+
+/** The items webhook() hands to n8n, each carrying what execute() needs to answer the delivery. */
+function handoverItems(events: KeyedEvent[], headers: IDataObject | undefined, delivery: Handover): INodeExecutionData[] {
+	return events.map(({ entry, eventType, key }) => {
+		const json: IDataObject = { ...entry, event_type: eventType };
+		// The event's own fields come first: an event with a field of that name keeps it, without the headers.
+		if (headers && !Object.prototype.hasOwnProperty.call(entry, 'headers')) json.headers = headers;
+		json[HANDOVER_FIELD] = { ...delivery, ...(key !== undefined ? { key } : {}) };
+		return { json };
+	});
+}
 
 const GROUP_LABELS: Record<string, string> = {
 	call: 'Call',
@@ -133,20 +173,22 @@ export class CampaignCallingTrigger implements INodeType {
 
 	/** Answers at once only a delivery that starts nothing; execute() answers the others. */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const response = this.getResponseObject();
+		const [request, response] = [this.getRequestObject(), this.getResponseObject()];
 		const trigger = thisTriggerKey.call(this);
 		const sender = await acceptedSender.call(this, trigger);
 		if (sender === undefined) return refuse(response, 401, 'Unauthorized');
-		const delivery = parseDelivery(this.getRequestObject());
+		const delivery = parseDelivery(request);
 		if (!delivery.ok) return refuse(response, delivery.statusCode, delivery.message);
 		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const events = selectEvents.call(this, delivery.entries, options);
-		const claim = await claimEvents(trigger, events.map(({ key }) => key), response, sender);
+		const { events, keyPath } = deliveryParameters.call(this, options);
+		const selected = keyedEvents(delivery.entries, request, events, keyPath);
+		const claim = await claimEvents(trigger, selected.map(({ key }) => key), response, sender);
 		if (claim === HUNG_UP) return { noWebhookResponse: true };
-		const toRun = events.filter((_, index) => claim.toRun[index]);
-		const repeats = ignoresRepeats.call(this, options) ? events.length - toRun.length : undefined;
+		const toRun = selected.filter((_, index) => claim.toRun[index]);
+		const repeats = keyPath ? selected.length - toRun.length : undefined;
 		if (toRun.length === 0) return { webhookResponse: acknowledgement(delivery.entries.length, 0, repeats) };
-		return { workflowData: [handoverItems.call(this, toRun, options, { received: delivery.entries.length, repeats: repeats ?? 0 })] };
+		const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
+		return { workflowData: [handoverItems(toRun, headers, { received: delivery.entries.length, repeats: repeats ?? 0 })] };
 	}
 
 	/** Runs as the execution's first node: records the events, drops the repeats, then answers the delivery. */

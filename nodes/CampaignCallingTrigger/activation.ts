@@ -3,13 +3,13 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { createWebhookModule } from '../shared/service';
 import { EVENT_HEADER, SECRET_HEADER } from './delivery';
 import { deliveryLimits, repeatKeyPath, selectedEvents, triggerLogPrefix } from './parameters';
-import { thisTriggerKey } from './processState';
 import {
 	currentAccount,
 	currentModule,
 	moduleName,
 	newSecret,
 	syncModuleRecords,
+	thisTriggerKey,
 	rememberRegistration,
 	secretVerifier,
 	serves,

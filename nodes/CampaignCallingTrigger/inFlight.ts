@@ -1,8 +1,6 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { jsonParse, sleep } from 'n8n-workflow';
 
-import { REMEMBERED_KEYS } from './processState';
-import type { ModuleRecord } from './processState';
 
 /**
  * What this process knows of its deliveries' events: those in flight (handed to n8n, not answered yet)
@@ -14,7 +12,8 @@ import type { ModuleRecord } from './processState';
  * order while fewer than half the store's keys were handed to executions here, for 10 minutes at most
  * (docs/trigger.md, "What a repeat costs").
  */
-const CACHED_KEYS_PER_TRIGGER = REMEMBERED_KEYS / 2;
+/** Half the keys n8n's store keeps per trigger (REMEMBERED_KEYS). */
+const CACHED_KEYS_PER_TRIGGER = 5_000;
 const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
 /** Bounds the cache as a whole, so the keys of a deactivated or deleted trigger age out. */
 const MAX_CACHED_KEYS = 50_000;
@@ -67,7 +66,10 @@ export function cacheRecordedKeys(trigger: string, hashes: string[], recordedAsN
 }
 
 /** The delivering module's settings: how long its sender waits per attempt (seconds) and how often it retries. */
-export type SenderWindow = Pick<ModuleRecord, 'timeout' | 'retryLimit'>;
+export interface SenderWindow {
+	timeout: number;
+	retryLimit: number;
+}
 
 /** An event handed to n8n whose delivery is not answered yet. */
 export interface InFlightEvent {

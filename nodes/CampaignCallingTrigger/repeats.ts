@@ -2,30 +2,38 @@ import { createHash } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, randomString, sleep } from 'n8n-workflow';
 
-import { InvalidInputError, quote } from '../shared/validation';
 import { valueAtPath } from '../shared/valueAtPath';
-import { REMEMBERED_KEYS, storeQueues, thisTriggerKey } from './processState';
+import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
+import { EVENT_HEADER } from './delivery';
+import type { DeliveryRequest } from './delivery';
+import { thisTriggerKey } from './registrations';
+
+/** How many keys n8n's store keeps per trigger; older ones are forgotten first. */
+export const REMEMBERED_KEYS = 10_000;
+
+/** One trigger's store updates, one after another; an entry lives only while they run. */
+const storeQueues = new Map<string, Promise<unknown>>();
 
 /** 96 bits of a key's SHA-256: two of 10,000 keys share one with a chance below 1 in 10^20. */
 const HASH_CHARS = 16;
 
-const REPEAT_KEY_FIELD = 'Options → Repeat Key';
+export interface KeyedEvent {
+	entry: IDataObject;
+	eventType: string;
+	key: string | undefined;
+}
 
-/** Repeat Key as path segments; empty means the whole event is the key. */
-export function readRepeatKeyPath(value: unknown): string[] {
-	if (value === undefined || value === null) return [];
-	if (typeof value !== 'string') throw new InvalidInputError(REPEAT_KEY_FIELD, `must be text, got ${quote(value)}`);
-	const text = value.trim();
-	if (text === '') return [];
-	const segments = text.split('.');
-	if (segments.some((segment) => segment.trim() === '')) {
-		throw new InvalidInputError(
-			REPEAT_KEY_FIELD,
-			`is not a dot path: ${quote(text)}`,
-			'Name the field that identifies an event, for example data.call_id or event_id, or leave it empty to compare whole events.',
-		);
-	}
-	return segments.map((segment) => segment.trim());
+/** The delivery's events of the selected types, each with its repeat key when there is a Repeat Key path (Ignore Repeats on). */
+export function keyedEvents(entries: IDataObject[], request: DeliveryRequest, selected: Set<string>, keyPath: string[] | undefined): KeyedEvent[] {
+	const registeredEvent = request.headers[EVENT_HEADER];
+	const fallbackEvent = typeof registeredEvent === 'string' && EVENT_TYPE_VALUES.has(registeredEvent) ? registeredEvent : undefined;
+	const keySource = keyPath ? keySources(entries, request.rawBody?.toString('utf8')) : [];
+	return entries.flatMap((entry, index) => {
+		const eventType = typeof entry.event_type === 'string' ? entry.event_type : fallbackEvent;
+		// Modules of events no longer selected still deliver here; they are acknowledged and dropped.
+		if (eventType === undefined || !selected.has(eventType)) return [];
+		return [{ entry, eventType, key: keyPath ? repeatKeyHash(keySource[index], keyPath, eventType) : undefined }];
+	});
 }
 
 /** A number whose JSON text a double does not hold (an id beyond 2^53): hashed by its exact value. */

@@ -7,6 +7,7 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 
 import {
+	BoundedMap,
 	currentAccount,
 	currentModule,
 	currentModuleRecords,
@@ -17,9 +18,10 @@ import {
 	rememberRegistration,
 	secretVerifier,
 	serves,
+	thisTriggerKey,
 } from '../../../nodes/CampaignCallingTrigger/registrations';
 import type { Account } from '../../../nodes/CampaignCallingTrigger/registrations';
-import type { ModuleRecord, ModuleRecords } from '../../../nodes/CampaignCallingTrigger/processState';
+import type { ModuleRecord, ModuleRecords } from '../../../nodes/CampaignCallingTrigger/registrations';
 
 const URL = 'https://n8n.example.test/webhook/abc/webhook';
 const NEW_URL = 'https://calls.example.test/webhook/abc/webhook';
@@ -233,5 +235,25 @@ describe('static data', () => {
 		const global: IDataObject = {};
 		expect(Object.keys(syncModuleRecords.call(contextOf(global), trigger))).toEqual(records.slice(3).map((one) => one.verifier));
 		expect(Object.keys(stored(global) as IDataObject)).toHaveLength(100);
+	});
+});
+
+describe('a bounded map', () => {
+	it('forgets its oldest entry first past its size limit; setting a key again makes it the newest', () => {
+		const map = new BoundedMap<string, number>(2);
+		map.set('a', 1);
+		map.set('b', 2);
+		map.set('a', 3);
+		map.set('c', 4);
+		expect([map.get('a'), map.get('b'), map.get('c')]).toEqual([3, undefined, 4]);
+	});
+
+});
+
+describe("this trigger's key", () => {
+	it("is its workflow's id and its node's id, the workflow's empty while it is not saved", () => {
+		const context = { getWorkflow: () => ({ id: 'workflow-1' }), getNode: () => ({ id: 'node-1' }) } as unknown as IHookFunctions;
+		expect(thisTriggerKey.call(context)).toBe('workflow-1:node-1');
+		expect(thisTriggerKey.call({ ...context, getWorkflow: () => ({ id: undefined }) } as unknown as IHookFunctions)).toBe(':node-1');
 	});
 });

@@ -8,9 +8,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { REMEMBERED_KEYS } from '../../../nodes/CampaignCallingTrigger/processState';
+import { readRepeatKeyPath } from '../../../nodes/CampaignCallingTrigger/parameters';
 import { answerRecordedAllAsNew, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/inFlight';
-import { REREAD_DELAY_MS, checkAndRecordKeys, readRepeatKeyPath, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
+import { REMEMBERED_KEYS, REREAD_DELAY_MS, checkAndRecordKeys, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
 import { TriggerHarness, WEBHOOK_BASE_URL, moduleSecret, type DeliveryOutcome } from '../../helpers/triggerContext.ts';
