@@ -13,7 +13,6 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { deliveryLimitProperties } from '../shared/moduleSettings';
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import { EVENT_TYPES } from '../shared/vocabulary';
-import { isPlainObject } from '../shared/validation';
 import { modulesExist, registerModules, reportModulesKept } from './activation';
 import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
@@ -32,9 +31,7 @@ interface Handover {
 }
 
 function readHandover(json: IDataObject): Handover | undefined {
-	const value = json[HANDOVER_FIELD];
-	if (!isPlainObject(value)) return undefined;
-	const { received, repeats, key } = value;
+	const { received, repeats, key } = (json[HANDOVER_FIELD] ?? {}) as IDataObject;
 	if (typeof received !== 'number' || typeof repeats !== 'number') return undefined;
 	return { received, repeats, key: typeof key === 'string' ? key : undefined };
 }
