@@ -116,25 +116,25 @@ export async function claimEvents(
 	};
 	const unrecorded = () => keys.map((key) => key === undefined || !isRecordedRepeat(trigger, key));
 	/** The open answers of the events to run, or undefined when one of them has none to wait for. */
-	const awaited = (runs: boolean[]) => {
-		const answers = keys.filter((_, index) => runs[index]).map(openAnswer);
+	const awaited = (toRun: boolean[]) => {
+		const answers = keys.filter((_, index) => toRun[index]).map(openAnswer);
 		return answers.every((answer) => answer !== undefined) ? answers : undefined;
 	};
-	let runs = unrecorded();
-	let earlier = awaited(runs);
-	while (runs.some(Boolean) && earlier !== undefined) {
+	let toRun = unrecorded();
+	let earlier = awaited(toRun);
+	while (toRun.some(Boolean) && earlier !== undefined) {
 		const outcome = await awaitEarlierAnswers(earlier, response, limitMs);
 		if (outcome === HUNG_UP) return HUNG_UP;
 		if (outcome === true) return { toRun: keys.map(() => false), takesOver: [] };
 		for (const answer of earlier) givenUp.add(answer);
 		if (outcome === WAITED_LONG_ENOUGH) break;
-		runs = unrecorded();
-		earlier = awaited(runs);
+		toRun = unrecorded();
+		earlier = awaited(toRun);
 	}
-	const takesOver = keys.filter((key, index): key is string => runs[index] && key !== undefined && openAnswer(key) === undefined);
+	const takesOver = keys.filter((key, index): key is string => toRun[index] && key !== undefined && openAnswer(key) === undefined);
 	// No await between the look above and this mark: a copy taken meanwhile would run the event too.
-	trackAnswer(trigger, takesOver, response, sender, runs.filter((run) => !run).length);
-	return { toRun: runs, takesOver };
+	trackAnswer(trigger, takesOver, response, sender, toRun.filter((run) => !run).length);
+	return { toRun, takesOver };
 }
 
 /** Counts this delivery as the next attempt of its events in flight; only the sender's last attempt waits a limited time. */

@@ -197,8 +197,8 @@ export async function checkAndRecordKeys(
 		turn = await recordTurn(store, trigger, unique, companion, cancelled, new Set(turn.found));
 	}
 	if (turn === undefined) return undefined;
-	const runs = new Set(turn.runs);
-	return keys.map((key, index) => key !== undefined && (firstOccurrence.get(key) !== index || !runs.has(key)));
+	const toRun = new Set(turn.toRun);
+	return keys.map((key, index) => key !== undefined && (firstOccurrence.get(key) !== index || !toRun.has(key)));
 }
 
 /**
@@ -212,21 +212,21 @@ async function recordTurn(
 	companion: (key: string) => string,
 	cancelled: () => boolean,
 	foundBefore?: Set<string>,
-): Promise<{ runs: string[]; found: string[] } | undefined> {
+): Promise<{ toRun: string[]; found: string[] } | undefined> {
 	return await oneAtATime(trigger, async () => {
 		// Waiting for the trigger's earlier updates may have outlasted the execution.
 		if (cancelled()) return undefined;
 		// Each companion before its key: an entry added for a moment pushes out a companion, not a key.
 		const recorded = new Set((await recordInStore(store, keys.flatMap((key) => [companion(key), key]))).new.map(String));
-		const runs = keys.filter((key) => recorded.has(key) || (!recorded.has(companion(key)) && foundBefore?.has(key) !== true));
-		const running = new Set(runs);
+		const toRun = keys.filter((key) => recorded.has(key) || (!recorded.has(companion(key)) && foundBefore?.has(key) !== true));
+		const running = new Set(toRun);
 		const found = keys.filter((key) => !running.has(key));
 		const recordedNew = keys.filter((key) => recorded.has(key)).flatMap((key) => [companion(key), key]);
 		const cancelledNow = cancelled();
 		const takeBack = found.map(companion);
 		if (cancelledNow || (foundBefore === undefined && found.length > 0)) takeBack.push(...recordedNew);
 		if (takeBack.length > 0) await store.remove(takeBack);
-		return cancelledNow ? undefined : { runs, found };
+		return cancelledNow ? undefined : { toRun, found };
 	});
 }
 
