@@ -1,4 +1,5 @@
 import type {
+	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
 	INodeExecutionData,
@@ -12,9 +13,50 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { deliveryLimitProperties } from '../shared/moduleSettings';
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import { EVENT_TYPES } from '../shared/vocabulary';
-import { keepModules, modulesExist, registerModules } from './activation';
-import { answerDelivery, receiveDelivery } from './receive';
-import { REMEMBERED_KEYS } from './processState';
+import { modulesExist, registerModules, reportModulesKept } from './activation';
+import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
+import { HUNG_UP, claimEvents } from './inFlight';
+import { deliveryParameters, ignoresRepeats } from './parameters';
+import { acceptedSender, thisTriggerKey } from './registrations';
+import { REMEMBERED_KEYS, findRepeats, keyedEvents } from './repeats';
+import type { KeyedEvent } from './repeats';
+
+interface Handover {
+	/** Events in the delivery's body. */
+	received: number;
+	/** Events webhook() already knew as repeats (and so passed on no item). */
+	repeats: number;
+	/** The event's repeat key, when Ignore Repeats is on and the event has one. */
+	key?: string;
+}
+
+function readHandover(json: IDataObject): Handover | undefined {
+	const { received, repeats, key } = (json[HANDOVER_FIELD] ?? {}) as IDataObject;
+	if (typeof received !== 'number' || typeof repeats !== 'number') return undefined;
+	return { received, repeats, key: typeof key === 'string' ? key : undefined };
+}
+
+function refuse(response: ReturnType<IWebhookFunctions['getResponseObject']>, statusCode: number, message: string): IWebhookResponseData {
+	response.status(statusCode).json({ status: 'error', message });
+	return { noWebhookResponse: true };
+}
+
+function acknowledgement(received: number, accepted: number, repeats: number | undefined): IDataObject {
+	const answer: IDataObject = { status: 'ok', received, accepted };
+	if (repeats !== undefined) answer.repeats = repeats;
+	return answer;
+}
+
+/** The items webhook() hands to n8n, each carrying what execute() needs to answer the delivery. */
+function handoverItems(events: KeyedEvent[], headers: IDataObject | undefined, delivery: Handover): INodeExecutionData[] {
+	return events.map(({ entry, eventType, key }) => {
+		const json: IDataObject = { ...entry, event_type: eventType };
+		// The event's own fields come first: an event with a field of that name keeps it, without the headers.
+		if (headers && !Object.prototype.hasOwnProperty.call(entry, 'headers')) json.headers = headers;
+		json[HANDOVER_FIELD] = { ...delivery, ...(key !== undefined ? { key } : {}) };
+		return { json };
+	});
+}
 
 const GROUP_LABELS: Record<string, string> = {
 	call: 'Call',
@@ -30,9 +72,7 @@ export class CampaignCallingTrigger implements INodeType {
 		name: 'campaignCallingTrigger',
 		icon: { light: 'file:campaignCallingTrigger.svg', dark: 'file:campaignCallingTrigger.dark.svg' },
 		group: ['trigger'],
-		// 2, not 1: n8n evaluates an expression in its sandbox for every delivery to a webhook node whose
-		// typeVersion is 1 (webhook-helpers parseRequestBody, for the old Webhook node's binaryData option),
-		// which makes each delivery cost more than one to n8n's own Webhook node.
+		// 2, not 1: n8n evaluates an expression per delivery to a webhook node of version 1 (ARCHITECTURE.md).
 		version: 2,
 		// The chosen events by name ("Call Ended"), in Title Case as n8n's UX guidelines ask of subtitles.
 		subtitle: `={{ $parameter["events"].map((event) => (${JSON.stringify(EVENT_NAMES)})[event] || event).join(", ") }}`,
@@ -45,9 +85,7 @@ export class CampaignCallingTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				// Answered by execute(), the execution's first node: the sender gets its 200 only once n8n
-				// has created the execution (and, with Ignore Repeats, recorded the event), and a non-2xx
-				// answer when n8n could not, so it sends the event again. 'onReceived' answers first on n8n 1.x.
+				// execute() answers: the sender gets its 200 only once the execution exists and recorded the event.
 				responseMode: 'responseNode',
 				path: 'webhook',
 			},
@@ -62,8 +100,7 @@ export class CampaignCallingTrigger implements INodeType {
 				default: '',
 			},
 			{
-				// n8n's UX guidelines name a trigger's event parameter "Trigger On"; n8n's node panel lists
-				// a trigger's events from a parameter labelled Event, Events or Trigger On.
+				// The name n8n's UX guidelines give a trigger's events, and one its node panel lists them by.
 				displayName: 'Trigger On',
 				name: 'events',
 				type: 'multiOptions',
@@ -126,16 +163,49 @@ export class CampaignCallingTrigger implements INodeType {
 				return await registerModules.call(this);
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				return await keepModules.call(this);
+				return await reportModulesKept.call(this);
 			},
 		},
 	};
 
+	/** Answers at once only a delivery that starts nothing; execute() answers the others. */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveDelivery.call(this);
+		const [request, response] = [this.getRequestObject(), this.getResponseObject()];
+		const trigger = thisTriggerKey.call(this);
+		const sender = await acceptedSender.call(this, trigger);
+		if (sender === undefined) return refuse(response, 401, 'Unauthorized');
+		const delivery = parseDelivery(request);
+		if (!delivery.ok) return refuse(response, delivery.statusCode, delivery.message);
+		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const { events, keyPath } = deliveryParameters.call(this, options);
+		const selected = keyedEvents(delivery.entries, request, events, keyPath);
+		const claim = await claimEvents(trigger, selected.map(({ key }) => key), response, sender);
+		if (claim === HUNG_UP) return { noWebhookResponse: true };
+		const toRun = selected.filter((_, index) => claim.toRun[index]);
+		const repeats = keyPath ? selected.length - toRun.length : undefined;
+		if (toRun.length === 0) return { webhookResponse: acknowledgement(delivery.entries.length, 0, repeats) };
+		const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
+		return { workflowData: [handoverItems(toRun, headers, { received: delivery.entries.length, repeats: repeats ?? 0 })] };
 	}
 
+	/** Runs as the execution's first node: records the events, drops the repeats, then answers the delivery. */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await answerDelivery.call(this);
+		const items = this.getInputData();
+		const handovers = items.map((item) => readHandover(item.json));
+		const checkRepeats = ignoresRepeats.call(this, this.getNodeParameter('options', 0, {}) as IDataObject);
+		const repeats = checkRepeats ? await findRepeats.call(this, handovers.map((handover) => handover?.key)) : items.map(() => false);
+		const fresh = items.flatMap((item, index) => {
+			if (repeats[index]) return [];
+			const json = { ...item.json };
+			delete json[HANDOVER_FIELD];
+			return [{ json, pairedItem: { item: index } }];
+		});
+		// Pinned data and manual runs carry no handover: no sender waits for an answer.
+		const [handover] = handovers;
+		if (handover !== undefined) {
+			const repeated = checkRepeats ? handover.repeats + repeats.filter(Boolean).length : undefined;
+			this.sendResponse({ body: acknowledgement(handover.received, fresh.length, repeated), headers: {}, statusCode: 200 });
+		}
+		return [fresh];
 	}
 }

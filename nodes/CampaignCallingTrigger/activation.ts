@@ -2,27 +2,21 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 
 import { createWebhookModule } from '../shared/service';
 import { EVENT_HEADER, SECRET_HEADER } from './delivery';
-import { deliveryLimits, repeatKeyPath, selectedEvents, thisTriggerKey, triggerLogPrefix } from './parameters';
+import { deliveryLimits, repeatKeyPath, selectedEvents, triggerLogPrefix } from './parameters';
 import {
 	currentAccount,
 	currentModule,
 	moduleName,
 	newSecret,
-	putBackModuleRecords,
+	syncModuleRecords,
+	thisTriggerKey,
 	rememberRegistration,
 	secretVerifier,
 	serves,
 } from './registrations';
 import { checkWebhookReach } from './webhookReach';
 
-/**
- * Activation: one webhook module per selected event, registered at the service with this node's
- * webhook URL and a secret header. The service offers no way to change or delete a module, so a
- * module is reused while it was registered for this webhook URL, at this credential's account, with
- * the chosen Timeout and Retry Limit; any change registers a new one (registrations.ts judges the
- * old one's deliveries). Both hooks first refuse a webhook URL the service cannot reach
- * (webhookReach.ts): such a module would stay registered for good and never deliver.
- */
+/** Whether every selected event has a module that still serves; refuses a webhook URL the service cannot reach. */
 export async function modulesExist(this: IHookFunctions): Promise<boolean> {
 	const { refusal } = await checkWebhookReach.call(this);
 	if (refusal) throw refusal;
@@ -31,7 +25,7 @@ export async function modulesExist(this: IHookFunctions): Promise<boolean> {
 	const limits = deliveryLimits.call(this);
 	// Checked here so a bad Repeat Key fails activation instead of every delivery.
 	repeatKeyPath.call(this, this.getNodeParameter('options', {}) as IDataObject);
-	const records = putBackModuleRecords.call(this, thisTriggerKey.call(this));
+	const records = syncModuleRecords.call(this, thisTriggerKey.call(this));
 	const account = await currentAccount.call(this);
 	return events.every((event) => serves(currentModule(records, webhookUrl, event), limits, account));
 }
@@ -44,7 +38,7 @@ export async function registerModules(this: IHookFunctions): Promise<boolean> {
 	const events = selectedEvents.call(this);
 	const limits = deliveryLimits.call(this);
 	const trigger = thisTriggerKey.call(this);
-	const records = putBackModuleRecords.call(this, trigger);
+	const records = syncModuleRecords.call(this, trigger);
 	const account = await currentAccount.call(this);
 
 	for (const event of events) {
@@ -72,7 +66,7 @@ export async function registerModules(this: IHookFunctions): Promise<boolean> {
 		};
 		// Remembered outside static data at once: n8n saves static data only after activation, and may drop it.
 		rememberRegistration(trigger, record);
-		putBackModuleRecords.call(this, trigger);
+		syncModuleRecords.call(this, trigger);
 		this.logger.info(
 			`${triggerLogPrefix.call(this)} registered webhook module ${moduleName(record)} for ${event} (Timeout ${limits.timeout} s, Retry Limit ${limits.retryLimit}).`,
 		);
@@ -80,12 +74,9 @@ export async function registerModules(this: IHookFunctions): Promise<boolean> {
 	return true;
 }
 
-export async function keepModules(this: IHookFunctions): Promise<boolean> {
-	// After a failed create() n8n calls this on a fresh copy of static data and saves it: the
-	// modules registered before the failure are put back here, and so kept.
-	const kept = Object.values(putBackModuleRecords.call(this, thisTriggerKey.call(this)));
-	// The service shows no endpoint to list or delete modules: every one registered stays, for any
-	// URL or account, and the record of them stays here, so the next activation reuses what still serves.
+export async function reportModulesKept(this: IHookFunctions): Promise<boolean> {
+	// After a failed create() n8n runs this on fresh static data and saves it: the records go back in.
+	const kept = Object.values(syncModuleRecords.call(this, thisTriggerKey.call(this)));
 	this.logger.info(
 		`${triggerLogPrefix.call(this)} ${kept.length} webhook module(s) remain registered at the service for this node${kept.length > 0 ? ` (${kept.map(moduleName).join(', ')})` : ''}; the next activation reuses those that still serve.`,
 	);

@@ -2,8 +2,6 @@ import type { IDataObject } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
 import { isPlainObject } from '../shared/validation';
-import { moduleWithSecret } from './registrations';
-import type { ModuleRecord, ModuleRecords } from './processState';
 
 /** Header carrying the secret of the module that sent a delivery (registrations.ts keeps only its verifier). */
 export const SECRET_HEADER = 'x-campaign-calling-secret';
@@ -13,12 +11,6 @@ export const EVENT_HEADER = 'x-campaign-calling-event';
 /** Deliveries larger than this are refused; call transcripts are far smaller. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-/** The module this trigger registered whose secret the delivery carries; undefined for any other delivery. */
-export function deliveringModule(records: ModuleRecords, headers: DeliveryRequest['headers']): ModuleRecord | undefined {
-	const presented = headers[SECRET_HEADER];
-	return typeof presented === 'string' ? moduleWithSecret(records, presented) : undefined;
-}
-
 export function withoutSecret(headers: Record<string, unknown>): IDataObject {
 	const copy: IDataObject = {};
 	for (const [name, value] of Object.entries(headers)) {
@@ -27,7 +19,7 @@ export function withoutSecret(headers: Record<string, unknown>): IDataObject {
 	return copy;
 }
 
-interface DeliveryRequest {
+export interface DeliveryRequest {
 	headers: Record<string, string | string[] | undefined>;
 	body?: unknown;
 	rawBody?: { length: number; toString(encoding: 'utf8'): string };
@@ -37,11 +29,7 @@ export type ParsedDelivery =
 	| { ok: true; entries: IDataObject[] }
 	| { ok: false; statusCode: number; message: string };
 
-/**
- * The one media type n8n parses as JSON for a webhook node (middlewares/body-parser.js parseBody, on
- * n8n 1.x and 2.x). Other JSON types (application/vnd.x+json, text/json) are not parsed: n8n 2.x does
- * not even read their bytes for a node of version 2 (webhook-helpers.js isParsableContentType).
- */
+/** The one media type n8n parses as JSON for a webhook node (ARCHITECTURE.md, "n8n underneath the trigger"). */
 const JSON_MEDIA_TYPE = 'application/json';
 
 /** Checks a delivery's type, size and JSON; yields one entry per object of the body. */
@@ -78,25 +66,5 @@ export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 	return { ok: true, entries: entries as IDataObject[] };
 }
 
-/**
- * Where webhook() leaves, on each item it passes to the execution, what execute() needs to answer
- * the delivery: execute() removes it, so no node after the trigger sees it.
- */
+/** What webhook() leaves on each item for execute() to answer the delivery; execute() removes it. */
 export const HANDOVER_FIELD = '__campaignCallingDelivery';
-
-export interface Handover {
-	/** Events in the delivery's body. */
-	received: number;
-	/** Events webhook() already knew as repeats (and so passed on no item). */
-	repeats: number;
-	/** The event's repeat key, when Ignore Repeats is on and the event has one. */
-	key?: string;
-}
-
-export function readHandover(json: IDataObject): Handover | undefined {
-	const value = json[HANDOVER_FIELD];
-	if (!isPlainObject(value)) return undefined;
-	const { received, repeats, key } = value;
-	if (typeof received !== 'number' || typeof repeats !== 'number') return undefined;
-	return { received, repeats, key: typeof key === 'string' ? key : undefined };
-}

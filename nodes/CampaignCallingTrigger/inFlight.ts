@@ -1,97 +1,160 @@
-import type { IWebhookFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+import { jsonParse, sleep } from 'n8n-workflow';
 
-import { cacheRecordedKeys, inFlightEvents, inFlightLifetimeMs, isRecordedRepeat, triggerEventKey } from './processState';
-import type { SenderWindow } from './processState';
-import { answerRecordedAllAsNew } from './repeats';
 
 /**
- * The lifecycle of a delivery's answer, for the events webhook() hands to n8n with Ignore Repeats on:
- * - **in flight**: trackAnswer() records each event (processState.ts, inFlightEvents) until n8n answers
- *   the delivery. A retry of an event in flight waits for that answer (claimEvents) instead
- *   of queueing an execution of its own, so a full execution queue does not fill up with retries; the
- *   sender's last attempt waits at most half its Timeout, since n8n may never run a queued execution
- *   the user stopped.
- * - **answered**: execute() recorded the events in n8n's deduplication store and answered 2xx. The record
- *   goes; the waiting retries are answered as repeats; when the execution found every event new, its keys
- *   are cached (processState.ts, recordedKeys) so later copies are answered at once.
- * - **failed**: n8n answered non-2xx (the execution failed, or n8n could not create it). The record goes,
- *   and a waiting retry starts an execution of its own.
- * - **taken back**: n8n cancelled the execution after it recorded an event (repeats.ts,
- *   checkAndRecordKeys): it removes the key from the store again, and its delivery is answered 500, so
- *   the service's retry finds the event new.
- * A record outlives none of this by more than the sender's retry window plus a minute.
+ * What this process knows of its deliveries' events: those in flight (handed to n8n, not answered yet)
+ * and those recorded here (answered 2xx). docs/trigger.md, "When n8n's queue is full".
  */
+/**
+ * Keys an execution here recorded as new and answered 2xx: a delivery made only of these is answered
+ * without an execution. The store forgets a trigger's oldest keys first, so a key is cached in recording
+ * order while fewer than half the store's keys were handed to executions here, for 10 minutes at most
+ * (docs/trigger.md, "What a repeat costs").
+ */
+/** Half the keys n8n's store keeps per trigger (REMEMBERED_KEYS). */
+const CACHED_KEYS_PER_TRIGGER = 5_000;
+const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
+/** Bounds the cache as a whole, so the keys of a deactivated or deleted trigger age out. */
+const MAX_CACHED_KEYS = 50_000;
+
+/** Per trigger, its cached keys and when each was cached, oldest first. */
+const cachedKeys = new Map<string, Map<string, number>>();
+/** Every trigger's cached keys, oldest first: the bound over all triggers. */
+const cacheOrder = new Map<string, { trigger: string; hash: string }>();
+
+/** One trigger's event key among all triggers' in this process. */
+export const triggerEventKey = (trigger: string, hash: string) => `${trigger}\n${hash}`;
+
+function forgetKey(trigger: string, hash: string): void {
+	const keys = cachedKeys.get(trigger);
+	keys?.delete(hash);
+	if (keys?.size === 0) cachedKeys.delete(trigger);
+	cacheOrder.delete(triggerEventKey(trigger, hash));
+}
+
+export function isRecordedRepeat(trigger: string, hash: string): boolean {
+	const cachedAt = cachedKeys.get(trigger)?.get(hash);
+	if (cachedAt === undefined) return false;
+	if (Date.now() - cachedAt < CACHED_KEY_LIFETIME_MS) return true;
+	forgetKey(trigger, hash);
+	return false;
+}
+
+/**
+ * Called once an execution answered 2xx. Only an answer that recorded every key as new caches them;
+ * any other ages as many of the trigger's oldest cached keys, as the store ages them.
+ */
+export function cacheRecordedKeys(trigger: string, hashes: string[], recordedAsNew = true): void {
+	for (const hash of hashes) {
+		const keys = cachedKeys.get(trigger) ?? new Map<string, number>();
+		const oldest = keys.keys().next().value;
+		if (!recordedAsNew) {
+			if (oldest !== undefined) forgetKey(trigger, oldest);
+			continue;
+		}
+		// A key cached already keeps its place, as it keeps its place in the store.
+		if (isRecordedRepeat(trigger, hash)) continue;
+		cachedKeys.set(trigger, keys.set(hash, Date.now()));
+		cacheOrder.set(triggerEventKey(trigger, hash), { trigger, hash });
+		if (keys.size > CACHED_KEYS_PER_TRIGGER) forgetKey(trigger, oldest as string);
+		if (cacheOrder.size > MAX_CACHED_KEYS) {
+			const first = cacheOrder.values().next().value as { trigger: string; hash: string };
+			forgetKey(first.trigger, first.hash);
+		}
+	}
+}
+
+/** The delivering module's settings: how long its sender waits per attempt (seconds) and how often it retries. */
+export interface SenderWindow {
+	timeout: number;
+	retryLimit: number;
+}
+
+/** An event handed to n8n whose delivery is not answered yet. */
+export interface InFlightEvent {
+	/** Resolves with whether n8n answered the delivery 2xx. */
+	answered: Promise<boolean>;
+	/** Deliveries of the event this process took since the first: the sender's attempt number of the latest. */
+	attempts: number;
+	/** When the first of them came. */
+	since: number;
+	window: SenderWindow;
+}
+
+/** The sender's window, (Retry Limit + 1) × Timeout, and a minute for its pauses between attempts (not shown). */
+export const inFlightLifetimeMs = ({ timeout, retryLimit }: SenderWindow) => (retryLimit + 1) * timeout * 1000 + 60_000;
+
+/** Events handed to n8n whose execution, waiting for a slot or a queue-mode worker, has not answered yet. */
+const inFlightEvents = new Map<string, InFlightEvent>();
+
+export function inFlightEvent(key: string): InFlightEvent | undefined {
+	const event = inFlightEvents.get(key);
+	if (event === undefined || Date.now() < event.since + inFlightLifetimeMs(event.window)) return event;
+	inFlightEvents.delete(key);
+	return undefined;
+}
+
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 /**
- * Claims a delivery's events: holds it while each of its events not seen recorded here is in flight,
- * until those earlier deliveries are answered, then marks the events it runs in flight (trackAnswer)
- * in the same step as its last look, so no other copy of them, taken meanwhile, claims them too.
- * Returns HUNG_UP when its sender hung up meanwhile, else the events its own execution runs (`runs`)
- * and those whose answer it now gives (`takesOver`). A failed earlier answer is not waited for again:
- * the delivery looks again, and runs the event unless another retry took it over.
+ * Holds a delivery while its events are in flight here, until their earlier answers come, then marks
+ * those it runs in flight. HUNG_UP when its sender hung up; a failed earlier answer is not waited for again.
  */
 export async function claimEvents(
 	trigger: string,
 	keys: Array<string | undefined>,
 	response: DeliveryResponse,
 	sender: SenderWindow,
-): Promise<typeof HUNG_UP | { runs: boolean[]; takesOver: string[] }> {
+): Promise<typeof HUNG_UP | { toRun: boolean[]; takesOver: string[] }> {
 	const limitMs = countRetry(trigger, keys.filter((key): key is string => key !== undefined));
 	// Answers not waited for again: seen failing, or waited for as long as this attempt may.
 	const givenUp = new Set<Promise<boolean>>();
 	const openAnswer = (key: string | undefined) => {
-		const answer = key === undefined ? undefined : inFlightEvents.get(triggerEventKey(trigger, key))?.answered;
+		const answer = key === undefined ? undefined : inFlightEvent(triggerEventKey(trigger, key))?.answered;
 		return answer === undefined || givenUp.has(answer) ? undefined : answer;
 	};
 	const unrecorded = () => keys.map((key) => key === undefined || !isRecordedRepeat(trigger, key));
 	/** The open answers of the events to run, or undefined when one of them has none to wait for. */
-	const awaited = (runs: boolean[]) => {
-		const answers = keys.filter((_, index) => runs[index]).map(openAnswer);
+	const awaited = (toRun: boolean[]) => {
+		const answers = keys.filter((_, index) => toRun[index]).map(openAnswer);
 		return answers.every((answer) => answer !== undefined) ? answers : undefined;
 	};
-	let runs = unrecorded();
-	let earlier = awaited(runs);
-	while (runs.some(Boolean) && earlier !== undefined) {
+	let toRun = unrecorded();
+	let earlier = awaited(toRun);
+	while (toRun.some(Boolean) && earlier !== undefined) {
 		const outcome = await awaitEarlierAnswers(earlier, response, limitMs);
 		if (outcome === HUNG_UP) return HUNG_UP;
-		if (outcome === true) return { runs: keys.map(() => false), takesOver: [] };
+		if (outcome === true) return { toRun: keys.map(() => false), takesOver: [] };
 		for (const answer of earlier) givenUp.add(answer);
 		if (outcome === WAITED_LONG_ENOUGH) break;
-		runs = unrecorded();
-		earlier = awaited(runs);
+		toRun = unrecorded();
+		earlier = awaited(toRun);
 	}
-	const takesOver = keys.filter((key, index): key is string => runs[index] && key !== undefined && openAnswer(key) === undefined);
+	const takesOver = keys.filter((key, index): key is string => toRun[index] && key !== undefined && openAnswer(key) === undefined);
 	// No await between the look above and this mark: a copy taken meanwhile would run the event too.
-	trackAnswer(trigger, takesOver, response, sender, runs.filter((run) => !run).length);
-	return { runs, takesOver };
+	trackAnswer(trigger, takesOver, response, sender, toRun.filter((run) => !run).length);
+	return { toRun, takesOver };
 }
 
-/**
- * Counts this delivery as the next attempt of each of its events in flight here, and says how long it
- * may wait for their earlier answers: undefined (until its sender hangs up) unless it is the sender's
- * last attempt, by count (Retry Limit + 1) or by time (Retry Limit × Timeout after the first).
- */
+/** Counts this delivery as the next attempt of its events in flight; only the sender's last attempt waits a limited time. */
 function countRetry(trigger: string, hashes: string[]): number | undefined {
 	let limitMs: number | undefined;
 	for (const hash of hashes) {
-		const entry = inFlightEvents.get(triggerEventKey(trigger, hash));
+		const entry = inFlightEvent(triggerEventKey(trigger, hash));
 		if (entry === undefined) continue;
 		entry.attempts += 1;
 		const { timeout, retryLimit } = entry.window;
 		const last = entry.attempts > retryLimit || Date.now() - entry.since >= retryLimit * timeout * 1000;
-		// Half its Timeout: the other half leaves an execution of its own time to start and answer.
+		// Half its Timeout: the other half leaves an execution of its own time to answer.
 		if (last) limitMs = Math.min(limitMs ?? Infinity, (timeout * 1000) / 2);
 	}
 	return limitMs;
 }
 
 /**
- * Marks the delivery's events in flight until n8n answers it, in place of an earlier delivery's record
- * (whose attempts and first time it keeps). A 2xx answer whose repeats are only the `knownRepeats`
- * webhook() counted caches the keys as recorded (a queue-mode webhook process learns it from the
- * worker's answer), any other 2xx ages the trigger's cached keys as the store's.
+ * Marks the events in flight until n8n answers the delivery. A 2xx answer that recorded every event as
+ * new caches their keys (a queue-mode webhook process learns it from the worker's answer).
  */
 function trackAnswer(trigger: string, hashes: string[], response: DeliveryResponse, window: SenderWindow, knownRepeats = 0): void {
 	if (hashes.length === 0) return;
@@ -100,9 +163,11 @@ function trackAnswer(trigger: string, hashes: string[], response: DeliveryRespon
 	const now = Date.now();
 	for (const hash of hashes) {
 		const key = triggerEventKey(trigger, hash);
-		const earlier = inFlightEvents.get(key);
+		const earlier = inFlightEvent(key);
 		const record = { answered, attempts: earlier?.attempts ?? 1, since: earlier?.since ?? now, window: earlier?.window ?? window };
-		inFlightEvents.set(key, record, record.since, inFlightLifetimeMs(record.window));
+		inFlightEvents.delete(key);
+		inFlightEvents.set(key, record);
+		if (inFlightEvents.size > MAX_CACHED_KEYS) inFlightEvents.delete(inFlightEvents.keys().next().value as string);
 	}
 	void answer.then(({ accepted, body }) => {
 		for (const hash of hashes) {
@@ -113,12 +178,7 @@ function trackAnswer(trigger: string, hashes: string[], response: DeliveryRespon
 	});
 }
 
-/**
- * Resolves once n8n answers the delivery, with whether it was 2xx and the body it sent (Express's
- * res.json ends with it). n8n answers through the response's end() even after the sender stopped
- * waiting, when Node emits no 'finish' on it, so end() is where the answer is seen, in the process
- * that took the delivery (also when a queue-mode worker ran it).
- */
+/** Resolves with n8n's answer to the delivery: end() is patched as n8n ends a response whose sender left without 'finish'. */
 function whenAnswered(response: DeliveryResponse): Promise<{ accepted: boolean; body: unknown }> {
 	return new Promise((resolve) => {
 		const end = response.end;
@@ -128,6 +188,12 @@ function whenAnswered(response: DeliveryResponse): Promise<{ accepted: boolean; 
 			return (end as (...endArgs: unknown[]) => DeliveryResponse).apply(this, args);
 		} as DeliveryResponse['end'];
 	});
+}
+
+/** Whether an execution's answer (JSON, as text or parsed) says it recorded every event it was handed as new. */
+export function answerRecordedAllAsNew(body: unknown, knownRepeats: number): boolean {
+	const answer = typeof body === 'string' || body instanceof Uint8Array ? jsonParse<unknown>(String(body), { fallbackValue: null }) : body;
+	return typeof answer === 'object' && answer !== null && (answer as IDataObject).repeats === knownRepeats;
 }
 
 /** Why a retry stopped waiting for the earlier answers without one of them failing. */

@@ -2,9 +2,8 @@ import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions 
 import { NodeOperationError } from 'n8n-workflow';
 
 import { readDeliveryLimits } from '../shared/moduleSettings';
-import { refusedInputError } from '../shared/validation';
+import { InvalidInputError, quote, refusedInputError } from '../shared/validation';
 import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
-import { readRepeatKeyPath } from './repeats';
 
 /** Ignore Repeats is on unless the user turned it off: each event then runs once, retries included. */
 export const IGNORE_REPEATS_DEFAULT = true;
@@ -14,14 +13,14 @@ export function ignoresRepeats(this: IWebhookFunctions | IExecuteFunctions, opti
 	return (options.ignoreRepeats ?? IGNORE_REPEATS_DEFAULT) === true && this.getMode() !== 'manual';
 }
 
-/** Identifies this trigger node across n8n's Workflow objects, in the process's state: its workflow's id and its own. */
-export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
-	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-}
-
 /** How the trigger's log lines begin: the node by name, as the user sees it on the canvas. */
 export function triggerLogPrefix(this: IHookFunctions | IWebhookFunctions): string {
 	return `Campaign Calling Trigger "${this.getNode().name}":`;
+}
+
+/** What webhook() reads: the selected events, and the Repeat Key's path while Ignore Repeats is on. */
+export function deliveryParameters(this: IWebhookFunctions, options: IDataObject): { events: Set<string>; keyPath?: string[] } {
+	return { events: new Set(selectedEvents.call(this)), keyPath: ignoresRepeats.call(this, options) ? repeatKeyPath.call(this, options) : undefined };
 }
 
 export function deliveryLimits(this: IHookFunctions): { timeout: number; retryLimit: number } {
@@ -55,3 +54,23 @@ export function selectedEvents(this: IHookFunctions | IWebhookFunctions): string
 	}
 	return events;
 }
+
+const REPEAT_KEY_FIELD = 'Options → Repeat Key';
+
+/** Repeat Key as path segments; empty means the whole event is the key. */
+export function readRepeatKeyPath(value: unknown): string[] {
+	if (value === undefined || value === null) return [];
+	if (typeof value !== 'string') throw new InvalidInputError(REPEAT_KEY_FIELD, `must be text, got ${quote(value)}`);
+	const text = value.trim();
+	if (text === '') return [];
+	const segments = text.split('.');
+	if (segments.some((segment) => segment.trim() === '')) {
+		throw new InvalidInputError(
+			REPEAT_KEY_FIELD,
+			`is not a dot path: ${quote(text)}`,
+			'Name the field that identifies an event, for example data.call_id or event_id, or leave it empty to compare whole events.',
+		);
+	}
+	return segments.map((segment) => segment.trim());
+}
+

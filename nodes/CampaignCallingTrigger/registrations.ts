@@ -1,11 +1,62 @@
 import { createHash, timingSafeEqual } from 'crypto';
-import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { randomString } from 'n8n-workflow';
 
 import { credentialAccount } from '../shared/transport';
 import { isPlainObject } from '../shared/validation';
-import { inFlightLifetimeMs, readFromStore, registeredHere } from './processState';
-import type { ModuleRecord, ModuleRecords } from './processState';
+import { SECRET_HEADER } from './delivery';
+import { inFlightLifetimeMs } from './inFlight';
+import { triggerLogPrefix } from './parameters';
+
+/** This trigger node among all in the process's state: its workflow's id and its own. */
+export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
+	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+}
+
+/** A Map whose oldest entries go first past a size limit. */
+export class BoundedMap<K, V> extends Map<K, V> {
+	private readonly maxEntries: number;
+
+	constructor(maxEntries: number) {
+		super();
+		this.maxEntries = maxEntries;
+	}
+
+	/** Adds `key` as the newest entry, replacing any earlier one. */
+	set(key: K, value: V): this {
+		this.delete(key);
+		super.set(key, value);
+		if (this.size > this.maxEntries) this.delete(this.keys().next().value as K);
+		return this;
+	}
+}
+
+/** A webhook module this trigger registered: its secret only as its SHA-256 (`verifier`), its account as a keyed fingerprint. */
+export interface ModuleRecord {
+	url: string;
+	event: string;
+	verifier: string;
+	timeout: number;
+	retryLimit: number;
+	account: string;
+	registeredAt: number;
+	moduleId?: string;
+}
+
+/** A trigger's modules by verifier, oldest first: a module registered anew is a record after the one it replaces. */
+export type ModuleRecords = Record<string, ModuleRecord>;
+
+/** Far more trigger nodes than one n8n process runs; only bounds what deleted workflows leave. */
+const MAX_TRIGGERS = 10_000;
+
+/** Modules this process registered, the moment the service confirms each: n8n saves static data only after activation. */
+const registeredModules = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
+
+/** Module records this process read in stored static data, for a test listen, which n8n gives an empty copy. */
+const storedModulesSeen = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
+
+/** Log lines given in this process (a module's refusal, a URL's advice), so each is logged once. */
+const noticesGiven = new BoundedMap<string, true>(50_000);
 
 /** Records kept per trigger, the newest: every current module and the ones they replaced lately. */
 const MAX_RECORDS = 100;
@@ -49,8 +100,7 @@ function storeKey(this: IHookFunctions | IWebhookFunctions): string {
 }
 
 function storedRecords(this: IHookFunctions | IWebhookFunctions): unknown {
-	const stored = this.getWorkflowStaticData('global')[storeKey.call(this)];
-	return isPlainObject(stored) ? stored.modules : undefined;
+	return (this.getWorkflowStaticData('global')[storeKey.call(this)] as IDataObject | undefined)?.modules;
 }
 
 /** The module `url` gets for `event` now: the newest registered for both (records are kept oldest first), or undefined. */
@@ -121,11 +171,34 @@ export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, acco
 	return { accepted: true };
 }
 
+/**
+ * The module whose secret the delivery carries, when a delivery through it is accepted now (judgeDelivery);
+ * a refusal, or advice about an earlier URL, is logged once per module or URL.
+ */
+export async function acceptedSender(this: IWebhookFunctions, trigger: string): Promise<ModuleRecord | undefined> {
+	const records = currentModuleRecords.call(this, trigger);
+	const presented = this.getRequestObject().headers[SECRET_HEADER];
+	const sender = typeof presented === 'string' ? moduleWithSecret(records, presented) : undefined;
+	if (sender === undefined) return undefined;
+	// A test delivery's URL is not the production URL this context gives: only production ones are judged by URL.
+	const currentUrl = this.getMode() === 'manual' ? undefined : this.getNodeWebhookUrl('default');
+	const verdict = judgeDelivery(records, sender, await currentAccount.call(this), currentUrl);
+	if (!verdict.accepted) noticeOnce.call(this, `${trigger}\nrefused\n${sender.verifier}`, verdict.reason);
+	else if (verdict.advice) noticeOnce.call(this, `${trigger}\nearlier URL\n${currentUrl}`, verdict.advice);
+	return verdict.accepted ? sender : undefined;
+}
+
+function noticeOnce(this: IWebhookFunctions, topic: string, text: string): void {
+	if (noticesGiven.get(topic) !== undefined) return;
+	noticesGiven.set(topic, true);
+	this.logger.warn(`${triggerLogPrefix.call(this)} ${text}`);
+}
+
 /** A module as the log names it: by the id the service gave it. */
 export const moduleName = (record: ModuleRecord) => record.moduleId ?? '(id not returned)';
 
 export function rememberRegistration(trigger: string, record: ModuleRecord): void {
-	registeredHere.set(trigger, { ...registeredHere.get(trigger), [record.verifier]: { ...record } });
+	registeredModules.set(trigger, { ...registeredModules.get(trigger), [record.verifier]: { ...record } });
 }
 
 /** The stored records, those this process read of the trigger's records before, and its own registrations. */
@@ -134,7 +207,7 @@ export function currentModuleRecords(this: IHookFunctions | IWebhookFunctions, t
 }
 
 /** As currentModuleRecords, and written into static data where this process's registrations or reads fill its gaps. */
-export function putBackModuleRecords(this: IHookFunctions, trigger: string): ModuleRecords {
+export function syncModuleRecords(this: IHookFunctions, trigger: string): ModuleRecords {
 	const { records, changed } = recallRegistrations(trigger, readModuleRecords(storedRecords.call(this)));
 	if (changed) this.getWorkflowStaticData('global')[storeKey.call(this)] = { modules: structuredClone(records) as unknown as IDataObject };
 	return records;
@@ -142,30 +215,24 @@ export function putBackModuleRecords(this: IHookFunctions, trigger: string): Mod
 
 function recallRegistrations(trigger: string, stored: ModuleRecords): { records: ModuleRecords; changed: boolean } {
 	// A module is never removed at the service, so every record once read or registered still holds.
-	const read = { ...readFromStore.get(trigger), ...stored };
-	readFromStore.set(trigger, read);
-	const all = Object.values({ ...read, ...registeredHere.get(trigger) }).sort((a, b) => a.registeredAt - b.registeredAt);
+	const read = { ...storedModulesSeen.get(trigger), ...stored };
+	storedModulesSeen.set(trigger, read);
+	const all = Object.values({ ...read, ...registeredModules.get(trigger) }).sort((a, b) => a.registeredAt - b.registeredAt);
 	const records: ModuleRecords = {};
 	for (const record of all.slice(-MAX_RECORDS)) records[record.verifier] = { ...record };
 	const changed = Object.keys(records).length !== Object.keys(stored).length || Object.keys(records).some((verifier) => stored[verifier] === undefined);
 	return { records, changed };
 }
 
+/** The records of stored static data that are whole: static data is the user's workflow, edited, imported or damaged. */
 function readModuleRecords(value: unknown): ModuleRecords {
 	const records: ModuleRecords = {};
 	if (!isPlainObject(value)) return records;
 	for (const record of Object.values(value)) {
-		if (isModuleRecord(record)) {
-			const { url, event, verifier, timeout, retryLimit, account, registeredAt, moduleId } = record;
-			records[verifier] = { url, event, verifier, timeout, retryLimit, account, registeredAt, ...(typeof moduleId === 'string' ? { moduleId } : {}) };
-		}
+		const { url, event, verifier, timeout, retryLimit, account, registeredAt, moduleId } = (record ?? {}) as Partial<Record<keyof ModuleRecord, unknown>>;
+		const texts = [url, event, verifier, account];
+		if (!texts.every((text) => typeof text === 'string' && text !== '') || ![timeout, retryLimit, registeredAt].every((number) => typeof number === 'number')) continue;
+		records[verifier as string] = { ...({ url, event, verifier, timeout, retryLimit, account, registeredAt } as ModuleRecord), ...(typeof moduleId === 'string' ? { moduleId } : {}) };
 	}
 	return records;
-}
-
-function isModuleRecord(value: unknown): value is ModuleRecord {
-	if (!isPlainObject(value)) return false;
-	const { url, event, verifier, timeout, retryLimit, account, registeredAt } = value;
-	const texts = [url, event, verifier, account];
-	return texts.every((text) => typeof text === 'string' && text !== '') && [timeout, retryLimit, registeredAt].every((number) => typeof number === 'number');
 }

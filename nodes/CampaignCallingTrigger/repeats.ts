@@ -1,42 +1,98 @@
 import { createHash } from 'crypto';
-import type { IDataObject } from 'n8n-workflow';
-import { jsonParse } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, randomString, sleep } from 'n8n-workflow';
 
-import { InvalidInputError, quote } from '../shared/validation';
 import { valueAtPath } from '../shared/valueAtPath';
-import { ExactNumber } from './exactNumbers';
-import { storeQueues } from './processState';
+import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
+import { EVENT_HEADER } from './delivery';
+import type { DeliveryRequest } from './delivery';
+import { thisTriggerKey } from './registrations';
 
-/**
- * Characters of a key's SHA-256 (base64url) that are kept: 96 bits. Among 10,000 keys the chance
- * that two different keys share a hash is below 1 in 10^20.
- */
+/** How many keys n8n's store keeps per trigger; older ones are forgotten first. */
+export const REMEMBERED_KEYS = 10_000;
+
+/** One trigger's store updates, one after another; an entry lives only while they run. */
+const storeQueues = new Map<string, Promise<unknown>>();
+
+/** 96 bits of a key's SHA-256: two of 10,000 keys share one with a chance below 1 in 10^20. */
 const HASH_CHARS = 16;
 
-const REPEAT_KEY_FIELD = 'Options → Repeat Key';
+export interface KeyedEvent {
+	entry: IDataObject;
+	eventType: string;
+	key: string | undefined;
+}
 
-/** Repeat Key as path segments; empty means the whole event is the key. */
-export function readRepeatKeyPath(value: unknown): string[] {
-	if (value === undefined || value === null) return [];
-	if (typeof value !== 'string') throw new InvalidInputError(REPEAT_KEY_FIELD, `must be text, got ${quote(value)}`);
-	const text = value.trim();
-	if (text === '') return [];
-	const segments = text.split('.');
-	if (segments.some((segment) => segment.trim() === '')) {
-		throw new InvalidInputError(
-			REPEAT_KEY_FIELD,
-			`is not a dot path: ${quote(text)}`,
-			'Name the field that identifies an event, for example data.call_id or event_id, or leave it empty to compare whole events.',
-		);
+/** The delivery's events of the selected types, each with its repeat key when there is a Repeat Key path (Ignore Repeats on). */
+export function keyedEvents(entries: IDataObject[], request: DeliveryRequest, selected: Set<string>, keyPath: string[] | undefined): KeyedEvent[] {
+	const registeredEvent = request.headers[EVENT_HEADER];
+	const fallbackEvent = typeof registeredEvent === 'string' && EVENT_TYPE_VALUES.has(registeredEvent) ? registeredEvent : undefined;
+	const keySource = keyPath ? keySources(entries, request.rawBody?.toString('utf8')) : [];
+	return entries.flatMap((entry, index) => {
+		const eventType = typeof entry.event_type === 'string' ? entry.event_type : fallbackEvent;
+		// Modules of events no longer selected still deliver here; they are acknowledged and dropped.
+		if (eventType === undefined || !selected.has(eventType)) return [];
+		return [{ entry, eventType, key: keyPath ? repeatKeyHash(keySource[index], keyPath, eventType) : undefined }];
+	});
+}
+
+/** A number whose JSON text a double does not hold (an id beyond 2^53): hashed by its exact value. */
+class ExactNumber {
+	readonly text: string;
+
+	constructor(text: string) {
+		this.text = text;
 	}
-	return segments.map((segment) => segment.trim());
+}
+
+/** A body may hold a number JSON parsing changed only with 16 or more digits, or a three-digit exponent. */
+const MAY_LOSE_DIGITS = /\d(?:\.?\d){15}|[eE][+-]?\d{3}/;
+const STRING_OR_NUMBER = new RegExp(String.raw`"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?`, 'g');
+
+/**
+ * The events to take repeat keys from: the parsed ones, or, when the body may hold numbers that JSON
+ * parsing rounded, the raw body parsed again with each number first written as a marked string.
+ */
+export function keySources(entries: IDataObject[], rawBody: string | undefined): unknown[] {
+	if (rawBody === undefined || !MAY_LOSE_DIGITS.test(rawBody)) return entries;
+	const marker = `#${randomString(16)}#`;
+	const marked = rawBody.replace(STRING_OR_NUMBER, (token) => (token.startsWith('"') ? token : `"${marker}${token}"`));
+	let exact: unknown;
+	try {
+		exact = JSON.parse(marked, (_key, value: unknown) =>
+			typeof value === 'string' && value.startsWith(marker) ? exactNumber(value.slice(marker.length)) : value,
+		);
+	} catch {
+		return entries;
+	}
+	return Array.isArray(exact) ? exact : [exact];
+}
+
+/** The parsed double where it holds the number's value (so it hashes as its JSON does), else its exact value. */
+function exactNumber(source: string): number | ExactNumber {
+	const parsed = Number(source);
+	const exact = decimalValue(source);
+	return exact === decimalValue(String(parsed)) ? parsed : new ExactNumber(exact ?? source);
 }
 
 /**
- * The hash that identifies an event among this trigger's deliveries, or undefined when the event
- * lacks the key (such an event is never a repeat). The event type is part of it, so a call's
- * call.started and call.ended events with one call_id are different events.
+ * A number's value as one text per value: its significant digits and power of ten ("12e-1" for 1.20),
+ * in full for integers up to 20 trailing zeros; undefined for what is not a decimal (String of Infinity).
  */
+function decimalValue(text: string): string | undefined {
+	const parts = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+	if (parts === null) return undefined;
+	const [, sign, whole, fraction = '', exponent = '0'] = parts;
+	let digits = `${whole}${fraction}`.replace(/^0+/, '');
+	if (digits === '') return '0';
+	let power = Number(exponent) - fraction.length;
+	const trailing = /0+$/.exec(digits)?.[0].length ?? 0;
+	digits = digits.slice(0, digits.length - trailing);
+	power += trailing;
+	return power >= 0 && power <= 20 ? `${sign}${digits}${'0'.repeat(power)}` : `${sign}${digits}e${power}`;
+}
+
+/** An event's key as a hash, with its event type; undefined when it lacks the key (never a repeat). */
 export function repeatKeyHash(event: unknown, path: string[], eventType: string): string | undefined {
 	const value = valueAtPath(event, path, (value) => value instanceof ExactNumber);
 	if (value === undefined || value === null || value === '') return undefined;
@@ -60,37 +116,17 @@ function canonicalJson(value: unknown): string {
 	return JSON.stringify(value);
 }
 
-/**
- * Whether an execution's answer (its JSON body, as text or parsed) says it recorded as new every
- * event it was handed, given how many of the delivery's events webhook() already knew as repeats.
- */
-export function answerRecordedAllAsNew(body: unknown, knownRepeats: number): boolean {
-	const answer = typeof body === 'string' || body instanceof Uint8Array ? jsonParse<unknown>(String(body), { fallbackValue: null }) : body;
-	return typeof answer === 'object' && answer !== null && (answer as IDataObject).repeats === knownRepeats;
-}
-
-/** n8n's deduplication store, narrowed to what the trigger uses: its checkProcessedAndRecord and removeProcessed. */
+/** n8n's deduplication store as the trigger uses it. */
 export interface KeyStore {
 	record: (hashes: string[]) => Promise<{ new: Array<string | number> }>;
 	remove: (hashes: string[]) => Promise<void>;
-	/** Waits STORE_SETTLE_MS before keys found recorded are read again (absent: no wait). */
 	settle?: () => Promise<void>;
 }
 
-/**
- * How long after finding keys recorded the trigger reads them again before it calls them repeats. An
- * execution in another process that recorded a key and was then cancelled takes the key back in the
- * same turn of its store queue (below): a copy that found the key meanwhile finds it gone when it
- * reads again, and runs the event. Far longer than the few database round trips the take-back needs;
- * only deliveries with a repeat found in the store wait it.
- */
-export const STORE_SETTLE_MS = 1000;
+/** Keys found recorded are read again this much later: another process's cancelled execution may take its key back. */
+export const REREAD_DELAY_MS = 1000;
 
-/**
- * Runs one trigger's store updates one after another within this process. n8n's store reads the
- * list, adds to it and writes it back: two executions doing that at once would both find a key new
- * (a doubled event) and the later write would drop the other's key.
- */
+/** One trigger's store updates in turn: n8n's store reads, changes and writes back its list without a lock. */
 async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T> {
 	const previous = storeQueues.get(trigger) ?? Promise.resolve();
 	const run = previous.then(task, task);
@@ -106,28 +142,39 @@ async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T
 	}
 }
 
-/**
- * The entry recorded beside an event's key, naming the execution that recorded it: n8n 1.x in queue
- * mode runs an execution again when its worker died (a stalled job), and that run must tell the key
- * it recorded itself from another execution's.
- */
+/** Names the execution beside its key: n8n 1.x re-runs a stalled queue-mode job, which must know its own keys. */
 function companionKey(key: string, execution: string): string {
 	return createHash('sha256').update(`${key}\n${execution}`).digest('base64url').slice(0, HASH_CHARS);
 }
 
+/** Which events are repeats, the others recorded; throws when n8n cannot record them, so it answers 500 and the event comes again. */
+export async function findRepeats(this: IExecuteFunctions, keys: Array<string | undefined>): Promise<boolean[]> {
+	// Two entries per event: its key and the companion naming this execution.
+	const storeOptions = { mode: 'entries' as const, maxEntries: 2 * REMEMBERED_KEYS };
+	const store: KeyStore = {
+		record: async (hashes) => await this.helpers.checkProcessedAndRecord(hashes, 'node', storeOptions),
+		remove: async (hashes) => await this.helpers.removeProcessed(hashes, 'node', storeOptions),
+		settle: async () => await sleep(REREAD_DELAY_MS),
+	};
+	// n8n aborts it when it cancels the execution after answering 500: the retry must find the event new.
+	const cancelled = () => this.getExecutionCancelSignal()?.aborted === true;
+	let repeats: boolean[] | undefined;
+	try {
+		repeats = await checkAndRecordKeys(store, thisTriggerKey.call(this), this.getExecutionId(), keys, cancelled);
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), error as Error, {
+			description: "n8n could not record the event in its deduplication store, so n8n answers the delivery 500 and the service sends the event again.",
+		});
+	}
+	if (repeats !== undefined) return repeats;
+	throw new NodeOperationError(this.getNode(), 'n8n cancelled this execution before it answered the delivery', {
+		description: 'The event was not recorded as received: the service sends it again.',
+	});
+}
+
 /**
- * Marks which keys were recorded before (true = repeat) and records the others in n8n's store, each
- * with its companion (companionKey). A key twice in one delivery is a repeat the second time; an
- * undefined key is never a repeat; a key this execution recorded in an earlier run of it is not a
- * repeat. Work of this process per delivery is proportional to the delivery's keys, not to the keys
- * remembered.
- *
- * Keys found recorded are read again after `store.settle()`, and only those still there are repeats:
- * one that another process's cancelled execution took back meanwhile is run by this execution. The
- * new keys are taken back for that wait and recorded again with the others, so a process that dies in
- * it leaves none recorded and unanswered. When `cancelled()` says n8n cancelled the execution, its
- * new keys are taken back in the same turn of the trigger's store queue and undefined is returned:
- * a retry of the event, also one this process takes while n8n stops, must find it new.
+ * Marks repeats (true) and records the other keys with their companions; keys found recorded are read
+ * again after `settle()`. undefined when n8n cancelled the execution: its new keys are taken back.
  */
 export async function checkAndRecordKeys(
 	store: KeyStore,
@@ -150,18 +197,13 @@ export async function checkAndRecordKeys(
 		turn = await recordTurn(store, trigger, unique, companion, cancelled, new Set(turn.found));
 	}
 	if (turn === undefined) return undefined;
-	const runs = new Set(turn.runs);
-	return keys.map((key, index) => key !== undefined && (firstOccurrence.get(key) !== index || !runs.has(key)));
+	const toRun = new Set(turn.toRun);
+	return keys.map((key, index) => key !== undefined && (firstOccurrence.get(key) !== index || !toRun.has(key)));
 }
 
 /**
- * Records `keys` with their companions in one turn of the trigger's store queue: returns the keys this
- * execution runs (new, or recorded by this execution in an earlier run of it) and those `found`
- * recorded by another. The companions of found keys are removed again; in the first turn (no
- * `foundBefore`), so are the new keys when any was found. A key found in the first turn is never this
- * execution's own in the second: its companion, added there, may be back in the store, since n8n's
- * store has no lock across processes and another process's write can undo its removal. When n8n
- * cancelled the execution, everything new is removed and undefined returned.
+ * One turn of the trigger's store queue: the keys this execution runs and those another recorded.
+ * A key found in the first turn is never this execution's own in the second (another write may restore its companion).
  */
 async function recordTurn(
 	store: KeyStore,
@@ -170,34 +212,28 @@ async function recordTurn(
 	companion: (key: string) => string,
 	cancelled: () => boolean,
 	foundBefore?: Set<string>,
-): Promise<{ runs: string[]; found: string[] } | undefined> {
+): Promise<{ toRun: string[]; found: string[] } | undefined> {
 	return await oneAtATime(trigger, async () => {
 		// Waiting for the trigger's earlier updates may have outlasted the execution.
 		if (cancelled()) return undefined;
-		// Each companion before its key: n8n's store forgets its oldest entries first, so the companion a
-		// found key adds for a moment pushes out the oldest event's companion, not its key.
+		// Each companion before its key: an entry added for a moment pushes out a companion, not a key.
 		const recorded = new Set((await recordInStore(store, keys.flatMap((key) => [companion(key), key]))).new.map(String));
-		const runs = keys.filter((key) => recorded.has(key) || (!recorded.has(companion(key)) && foundBefore?.has(key) !== true));
-		const running = new Set(runs);
+		const toRun = keys.filter((key) => recorded.has(key) || (!recorded.has(companion(key)) && foundBefore?.has(key) !== true));
+		const running = new Set(toRun);
 		const found = keys.filter((key) => !running.has(key));
 		const recordedNew = keys.filter((key) => recorded.has(key)).flatMap((key) => [companion(key), key]);
 		const cancelledNow = cancelled();
 		const takeBack = found.map(companion);
 		if (cancelledNow || (foundBefore === undefined && found.length > 0)) takeBack.push(...recordedNew);
 		if (takeBack.length > 0) await store.remove(takeBack);
-		return cancelledNow ? undefined : { runs, found };
+		return cancelledNow ? undefined : { toRun, found };
 	});
 }
 
 /** The unique-key refusal as Postgres, SQLite and MySQL word it. */
 const LOST_FIRST_INSERT = /duplicate key value violates unique constraint|UNIQUE constraint failed|Duplicate entry/;
 
-/**
- * n8n's store creates a trigger's row with an insert the first time it records, with no lock across
- * processes: when two queue-mode workers record a new trigger's first events at once, both find no row
- * and the later insert fails on the row's unique key (n8n would answer that delivery 500). By then the
- * other worker's row exists, so recording again adds these keys to it.
- */
+/** Two workers that create a trigger's store row at once: the later insert fails, and recording again adds to the row. */
 async function recordInStore(store: KeyStore, hashes: string[]): Promise<{ new: Array<string | number> }> {
 	return await store
 		.record(hashes)

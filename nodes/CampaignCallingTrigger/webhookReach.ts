@@ -19,16 +19,7 @@ const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-local
 /** Names that resolve only inside a local network. */
 const LOCAL_SUFFIXES = ['.local', '.internal', '.lan', '.home.arpa'];
 
-/**
- * How far a host is seen from, given as the WHATWG URL parser writes it (IPv4 in dotted decimal whatever
- * form was typed, so 127.1 and 0x7f.0.0.1 arrive as 127.0.0.1; IPv6 compressed, in brackets):
- * - `loopback`: this machine itself to whoever connects to it: 127.0.0.0/8, ::1, localhost and
- *   *.localhost, the unspecified address (0.0.0.0/8, ::, which Linux connects to loopback), or either as
- *   IPv4-mapped IPv6;
- * - `private`: a local network's: 10/8, 172.16/12, 192.168/16, 100.64/10, link-local (169.254/16,
- *   fe80::/10), fc00::/7, a name of one label or under .local, .internal, .lan, .home.arpa;
- * - `public`: anything else. Literal addresses and names only: a name is never looked up.
- */
+/** How far a literal host is seen from, as the WHATWG URL parser writes it (docs/trigger.md, "The service must reach n8n"). */
 function reachOf(hostname: string): 'loopback' | 'private' | 'public' {
 	const host = hostname.toLowerCase().replace(/\.$/, '');
 	if (LOOPBACK_NAMES.has(host) || host.endsWith('.localhost') || host === '[::1]' || host === '[::]') return 'loopback';
@@ -54,19 +45,8 @@ function ipv4Of(host: string): number[] | undefined {
 }
 
 /**
- * What keeps the service from reaching n8n's webhook URL, checked before anything is registered at the
- * service (a module registered with a URL stays there for good). `refusal` only where the deliveries
- * certainly cannot arrive:
- * - the URL is no http(s) address: n8n's webhook URL setting without its scheme (`n8n.example.com`)
- *   gives `n8n.example.com/webhook/…`;
- * - a loopback host while the credential's Base URL is not on loopback too: n8n's default
- *   http://localhost:5678/ until its admin sets the webhook URL.
- * `warning` (one line for n8n's log) where they may not: a private address while the service is public
- * (it may share that network: a VPN, a private deployment); port 5678 on a public host (a URL n8n built
- * from N8N_HOST and N8N_PORT, which a reverse proxy in front of n8n does not serve); plain http on a
- * public host or against an https Base URL (the deliveries, this trigger's secret header with them,
- * travel unencrypted). A Base URL that is no web address is left to the registration, which refuses it
- * with its own message.
+ * Checked before anything is registered, since a module stays at the service for good: `refusal` where no
+ * delivery can arrive, `warning` (one log line) where one may not.
  */
 export async function checkWebhookReach(this: IHookFunctions): Promise<{ refusal?: NodeOperationError; warning?: string }> {
 	const webhookUrl = this.getNodeWebhookUrl('default');

@@ -1,6 +1,6 @@
 /**
  * The trigger's parameters as each hook reads them (parameters.ts): the events, the delivery limits,
- * Ignore Repeats and its Repeat Key, and the key that names this trigger in the process's state.
+ * Ignore Repeats and its Repeat Key.
  */
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
@@ -10,7 +10,6 @@ import {
 	ignoresRepeats,
 	repeatKeyPath,
 	selectedEvents,
-	thisTriggerKey,
 } from '../../../nodes/CampaignCallingTrigger/parameters';
 
 /** Just what parameters.ts reads of n8n's hook, webhook and execute contexts. */
@@ -48,10 +47,5 @@ describe("the trigger's parameters", () => {
 		expect(selectedEvents.call(contextWith({ events: ['call.ended', 'campaign.completed'] }))).toEqual(['call.ended', 'campaign.completed']);
 		expect(() => selectedEvents.call(contextWith({ events: [] }))).toThrow('Select at least one event');
 		expect(() => selectedEvents.call(contextWith({ events: ['call.paused'] }))).toThrow('Unknown event type: call.paused');
-	});
-
-	it("this trigger's key is its workflow's id and its node's id, the workflow's empty while it is not saved", () => {
-		expect(thisTriggerKey.call(contextWith({}))).toBe('workflow-1:node-1');
-		expect(thisTriggerKey.call({ ...contextWith({}), getWorkflow: () => ({ id: undefined }) } as unknown as IHookFunctions)).toBe(':node-1');
 	});
 });

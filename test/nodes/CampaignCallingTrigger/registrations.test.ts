@@ -7,19 +7,21 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 
 import {
+	BoundedMap,
 	currentAccount,
 	currentModule,
 	currentModuleRecords,
 	judgeDelivery,
 	moduleWithSecret,
 	newSecret,
-	putBackModuleRecords,
+	syncModuleRecords,
 	rememberRegistration,
 	secretVerifier,
 	serves,
+	thisTriggerKey,
 } from '../../../nodes/CampaignCallingTrigger/registrations';
 import type { Account } from '../../../nodes/CampaignCallingTrigger/registrations';
-import type { ModuleRecord, ModuleRecords } from '../../../nodes/CampaignCallingTrigger/processState';
+import type { ModuleRecord, ModuleRecords } from '../../../nodes/CampaignCallingTrigger/registrations';
 
 const URL = 'https://n8n.example.test/webhook/abc/webhook';
 const NEW_URL = 'https://calls.example.test/webhook/abc/webhook';
@@ -198,15 +200,15 @@ describe('static data', () => {
 		const context = contextOf(global);
 		const before = global['campaignCallingTrigger:node-1'];
 
-		putBackModuleRecords.call(context, trigger);
+		syncModuleRecords.call(context, trigger);
 		expect(global['campaignCallingTrigger:node-1']).toBe(before);
 
 		rememberRegistration(trigger, record('stored'));
-		putBackModuleRecords.call(context, trigger);
+		syncModuleRecords.call(context, trigger);
 		expect(global['campaignCallingTrigger:node-1']).toBe(before);
 
 		rememberRegistration(trigger, record('newer', { registeredAt: 2_000 }));
-		expect(putBackModuleRecords.call(context, trigger)).toEqual(recordsOf(record('stored'), record('newer', { registeredAt: 2_000 })));
+		expect(syncModuleRecords.call(context, trigger)).toEqual(recordsOf(record('stored'), record('newer', { registeredAt: 2_000 })));
 		expect(stored(global)).toEqual(recordsOf(record('stored'), record('newer', { registeredAt: 2_000 })));
 		expect(Object.keys(global)).toEqual(['campaignCallingTrigger:node-1']);
 	});
@@ -216,14 +218,14 @@ describe('static data', () => {
 		const TEST_URL = URL.replace('/webhook/', '/webhook-test/');
 		const production = record('production');
 		const test = record('test, stored', { url: TEST_URL });
-		putBackModuleRecords.call(contextOf({ 'campaignCallingTrigger:node-1': { modules: recordsOf(production, test) } as unknown as IDataObject }), trigger);
+		syncModuleRecords.call(contextOf({ 'campaignCallingTrigger:node-1': { modules: recordsOf(production, test) } as unknown as IDataObject }), trigger);
 
 		const listening: IDataObject = {};
-		expect(putBackModuleRecords.call(contextOf(listening), trigger)).toEqual(recordsOf(production, test));
+		expect(syncModuleRecords.call(contextOf(listening), trigger)).toEqual(recordsOf(production, test));
 		const registered = record('test, registered here', { url: TEST_URL, registeredAt: 2_000 });
 		rememberRegistration(trigger, registered);
-		expect(putBackModuleRecords.call(contextOf({}), trigger)).toEqual(recordsOf(production, test, registered));
-		expect(putBackModuleRecords.call(contextOf({}), 'another-workflow:node-1')).toEqual({});
+		expect(syncModuleRecords.call(contextOf({}), trigger)).toEqual(recordsOf(production, test, registered));
+		expect(syncModuleRecords.call(contextOf({}), 'another-workflow:node-1')).toEqual({});
 	});
 
 	it('keeps the newest 100 records of a trigger, oldest gone first', () => {
@@ -231,7 +233,27 @@ describe('static data', () => {
 		const records = Array.from({ length: 103 }, (_, index) => record(`s-${index}`, { registeredAt: 1_000 + index }));
 		for (const one of records) rememberRegistration(trigger, one);
 		const global: IDataObject = {};
-		expect(Object.keys(putBackModuleRecords.call(contextOf(global), trigger))).toEqual(records.slice(3).map((one) => one.verifier));
+		expect(Object.keys(syncModuleRecords.call(contextOf(global), trigger))).toEqual(records.slice(3).map((one) => one.verifier));
 		expect(Object.keys(stored(global) as IDataObject)).toHaveLength(100);
+	});
+});
+
+describe('a bounded map', () => {
+	it('forgets its oldest entry first past its size limit; setting a key again makes it the newest', () => {
+		const map = new BoundedMap<string, number>(2);
+		map.set('a', 1);
+		map.set('b', 2);
+		map.set('a', 3);
+		map.set('c', 4);
+		expect([map.get('a'), map.get('b'), map.get('c')]).toEqual([3, undefined, 4]);
+	});
+
+});
+
+describe("this trigger's key", () => {
+	it("is its workflow's id and its node's id, the workflow's empty while it is not saved", () => {
+		const context = { getWorkflow: () => ({ id: 'workflow-1' }), getNode: () => ({ id: 'node-1' }) } as unknown as IHookFunctions;
+		expect(thisTriggerKey.call(context)).toBe('workflow-1:node-1');
+		expect(thisTriggerKey.call({ ...context, getWorkflow: () => ({ id: undefined }) } as unknown as IHookFunctions)).toBe(':node-1');
 	});
 });

@@ -8,8 +8,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { REMEMBERED_KEYS, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/processState';
-import { STORE_SETTLE_MS, answerRecordedAllAsNew, checkAndRecordKeys, readRepeatKeyPath, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
+import { readRepeatKeyPath } from '../../../nodes/CampaignCallingTrigger/parameters';
+import { answerRecordedAllAsNew, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { REMEMBERED_KEYS, REREAD_DELAY_MS, checkAndRecordKeys, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
 import { TriggerHarness, WEBHOOK_BASE_URL, moduleSecret, type DeliveryOutcome } from '../../helpers/triggerContext.ts';
@@ -607,14 +608,14 @@ describe('an execution n8n runs again (n8n 1.x in queue mode re-runs a stalled j
 });
 
 describe('the store\'s settle wait', () => {
-	it('waits STORE_SETTLE_MS in an execution, through n8n\'s sleep, only for a delivery with a key found in the store', async () => {
+	it('waits REREAD_DELAY_MS in an execution, through n8n\'s sleep, only for a delivery with a key found in the store', async () => {
 		const { trigger, send } = await activeTrigger({ ignoreRepeats: true, repeatKey: 'data.call_id' });
 		await restartedTrigger(trigger).send(ended({ call_id: 'c-1' }));
 		const timers = jest.spyOn(global, 'setTimeout');
 		await send(ended({ call_id: 'c-2' }));
-		expect(timers.mock.calls.filter(([, delay]) => delay === STORE_SETTLE_MS)).toHaveLength(0);
+		expect(timers.mock.calls.filter(([, delay]) => delay === REREAD_DELAY_MS)).toHaveLength(0);
 		await send(ended({ call_id: 'c-1' }));
-		expect(timers.mock.calls.filter(([, delay]) => delay === STORE_SETTLE_MS)).toHaveLength(1);
+		expect(timers.mock.calls.filter(([, delay]) => delay === REREAD_DELAY_MS)).toHaveLength(1);
 		timers.mockRestore();
 	});
 });

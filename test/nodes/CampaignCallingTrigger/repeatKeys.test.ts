@@ -1,10 +1,8 @@
 /**
- * The events repeat keys are taken from (exactNumbers.ts, keySources): numbers a double does not hold
- * are kept as their exact value, read through JSON.parse's reviver on Node 21 and later and by a
- * parser of the module's own on Node 20, whose reviver gets no number text.
+ * The events repeat keys are taken from (repeats.ts, keySources): numbers a double does not hold are
+ * kept as their exact value, alike on Node 21 and later and on Node 20, whose reviver gets no number text.
  */
-import { keySources } from '../../../nodes/CampaignCallingTrigger/exactNumbers';
-import { repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
+import { keySources, repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 
 type Modules = { keySources: typeof keySources; repeatKeyHash: typeof repeatKeyHash };
 
@@ -19,7 +17,7 @@ function onNode20(): Modules {
 			}),
 		);
 		loaded = {
-			keySources: (require('../../../nodes/CampaignCallingTrigger/exactNumbers') as Modules).keySources,
+			keySources: (require('../../../nodes/CampaignCallingTrigger/repeats') as Modules).keySources,
 			repeatKeyHash: (require('../../../nodes/CampaignCallingTrigger/repeats') as Modules).repeatKeyHash,
 		};
 		withoutSourceText.mockRestore();
@@ -43,7 +41,7 @@ describe('the events repeat keys are taken from', () => {
 		expect(keySources([JSON.parse(fifteen)], fifteen)[0]).toEqual({ id: 123456789012345 });
 	});
 
-	it(`hash alike on this Node (${process.version}) and on Node 20, where a parser of its own reads the numbers`, () => {
+	it(`hash alike on this Node (${process.version}) and on Node 20, whose reviver gets no number text`, () => {
 		const node20 = onNode20();
 		const bodies = [
 			big('12345678901234567891'),
@@ -65,7 +63,7 @@ describe('the events repeat keys are taken from', () => {
 		// Plain data properties, as JSON.parse makes them: enumerable, writable and configurable.
 		const descriptors = (modules: Modules) => Object.getOwnPropertyDescriptors(sourceOf(modules, '{"__proto__":{"x":1},"big":12345678901234567891}') as object);
 		expect(descriptors(node20)).toEqual(descriptors(thisNode));
-		// Malformed JSON (each with a long number, which makes it parsed again): the parser refuses it, and
+		// Malformed JSON (each with a long number, which makes it parsed again): JSON.parse refuses it, and
 		// the events n8n parsed are hashed.
 		const malformedBodies = [
 			...['{"a":}', '[1,]', '{"a":1} x', '"\\u00"', '01'].map((text) => `${text} 12345678901234567891`),
