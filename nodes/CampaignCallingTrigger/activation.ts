@@ -53,7 +53,7 @@ export async function registerModules(this: IHookFunctions): Promise<boolean> {
 		}, {
 			operation: `Registering the webhook module for ${event}`,
 			// A module the service created without answering never delivers here: its secret was not recorded.
-			checkBeforeRepeating: 'If the service created the module all the same, its deliveries are refused, since this trigger never learnt its secret; activating again registers a new one.',
+			repeatHint: 'If the service created the module all the same, its deliveries are refused, since this trigger never learnt its secret; activating again registers a new one.',
 		});
 		const record = {
 			url: webhookUrl,

@@ -157,5 +157,5 @@ export function deliverySettingsBody(settings: DeliverySettings, methodField: 'w
 }
 
 /** What a module creation whose outcome is unknown tells the caller to check before repeating it. */
-export const CHECK_CREATED_MODULE =
+export const MODULE_MAY_EXIST_HINT =
 	'Check in the service\'s app whether the module was created before you create it again: the service offers no way to list or delete modules, and a second one would act on every event twice.';

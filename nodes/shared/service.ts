@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { DeliverySettings } from './moduleSettings';
-import { CHECK_CREATED_MODULE, deliverySettingsBody } from './moduleSettings';
+import { MODULE_MAY_EXIST_HINT, deliverySettingsBody } from './moduleSettings';
 import type { ServiceContext, ServiceRequest } from './transport';
 import { serviceRequest } from './transport';
 
@@ -33,7 +33,7 @@ export async function createWebhookModule(
 ): Promise<IDataObject> {
 	return (await serviceRequest.call(this, {
 		operation: 'Create Webhook Module',
-		checkBeforeRepeating: CHECK_CREATED_MODULE,
+		repeatHint: MODULE_MAY_EXIST_HINT,
 		...call,
 		method: 'POST',
 		path: '/v1/modules/webhook',

@@ -91,7 +91,7 @@ describeEachVersion('the trigger after its account changed, in n8n %s (issue 49,
 		return { id, definition, url };
 	}
 
-	/** The delete hook's info line (keepModules): it runs when n8n takes the trigger down, before it sets it up again. */
+	/** The delete hook's info line (reportModulesKept): it runs when n8n takes the trigger down, before it sets it up again. */
 	const deleteHookRuns = () => triggerLogLines(n8n).filter((line) => line.includes('remain registered at the service')).length;
 	const deleteHooksSince = (before: number) => deleteHookRuns() - before;
 

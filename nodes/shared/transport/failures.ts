@@ -17,7 +17,7 @@ export interface ServiceRequest {
 	/** What the user can check when the service answers `status: "error"`. */
 	errorHint?: string;
 	/** For a write: how to find out whether it was carried out, as it may have been without an answer. */
-	checkBeforeRepeating?: string;
+	repeatHint?: string;
 	/** Request Options; without them, the defaults. */
 	maxRetries?: number;
 	timeoutMs?: number;
@@ -108,9 +108,9 @@ function causeOf(request: ServiceRequest, sent: Sent, failure: Failure): Cause {
 	const said = 'said' in failure && failure.said ? ` (${truncate(failure.said, 300)})` : '';
 	if (failure.kind === 'envelope') return [`the service answered status "error"${said}`, request.errorHint];
 	const isWrite = request.method !== 'GET';
-	const checkBeforeRepeating = request.checkBeforeRepeating ?? 'Check at the service whether it was carried out before you repeat it.';
+	const repeatHint = request.repeatHint ?? 'Check at the service whether it was carried out before you repeat it.';
 	if (failure.kind === 'noAnswer') {
-		const [reason, hint] = noAnswerCause(sent, failure.error, isWrite ? checkBeforeRepeating : undefined);
+		const [reason, hint] = noAnswerCause(sent, failure.error, isWrite ? repeatHint : undefined);
 		return [`${reason}${failure.attempts > 1 ? ` (${failure.attempts} attempts)` : ''}`, hint];
 	}
 	const { statusCode } = failure;
@@ -125,14 +125,14 @@ function causeOf(request: ServiceRequest, sent: Sent, failure: Failure): Cause {
 	let hint = STATUS_HINTS[statusCode];
 	if (statusCode >= 500 || (statusCode === 408 && isWrite)) {
 		hint = isWrite
-			? `The service had a problem, and may have carried out this request before it failed. ${checkBeforeRepeating}`
+			? `The service had a problem, and may have carried out this request before it failed. ${repeatHint}`
 			: 'The service had a problem. Try again later; reads are retried automatically.';
 	}
 	return [`${status}${said}`, hint, statusCode];
 }
 
-/** Why a request got no answer, from the error's codes and fields; `checkBeforeRepeating` is given for a write. */
-function noAnswerCause(sent: Sent, error: unknown, checkBeforeRepeating: string | undefined): Cause {
+/** Why a request got no answer, from the error's codes and fields; `repeatHint` is given for a write. */
+function noAnswerCause(sent: Sent, error: unknown, repeatHint: string | undefined): Cause {
 	const chain = errorChain(error);
 	const field = (name: string) => chain.map((link) => link[name]).find((value) => typeof value === 'string' && value !== '') as string | undefined;
 	const code = errorCode(error) ?? '';
@@ -169,24 +169,24 @@ function noAnswerCause(sent: Sent, error: unknown, checkBeforeRepeating: string 
 			`${NOTHING_SENT} Check the Base URL's host and port, and that the service is running (or, if n8n uses a proxy, the proxy and ${PROXY_SETTING}).`,
 		];
 	}
-	const maybeDone = checkBeforeRepeating === undefined ? '' : '; the service may have carried it out';
+	const maybeDone = repeatHint === undefined ? '' : '; the service may have carried it out';
 	if (TIMEOUT_CODES.includes(code)) {
 		const slow = 'If the service is slow, raise Request Options → Timeout';
 		return [
 			`no answer from ${origin} within ${Math.round(sent.timeoutMs / 1000)} seconds${maybeDone}`,
-			checkBeforeRepeating === undefined ? `${slow}; otherwise check that it is reachable from n8n.` : `${checkBeforeRepeating} ${slow}.`,
+			repeatHint === undefined ? `${slow}; otherwise check that it is reachable from n8n.` : `${repeatHint} ${slow}.`,
 		];
 	}
 	if (DROPPED_CODES.includes(code)) {
 		return [
 			`the connection to ${origin} was dropped before an answer came${maybeDone}`,
-			checkBeforeRepeating ?? 'The service or something between n8n and it (a proxy, a load balancer) closed the connection. Try again later; reads are retried automatically.',
+			repeatHint ?? 'The service or something between n8n and it (a proxy, a load balancer) closed the connection. Try again later; reads are retried automatically.',
 		];
 	}
 	// The code goes into the description: n8n replaces a message that holds a common code with its own text.
 	return [
 		`the request to ${origin} failed without an answer${maybeDone}`,
-		`n8n's HTTP client reported: ${code || detail}. Check the Base URL in the Campaign Calling credential and that the service is reachable from n8n.${checkBeforeRepeating === undefined ? '' : ` ${checkBeforeRepeating}`}`,
+		`n8n's HTTP client reported: ${code || detail}. Check the Base URL in the Campaign Calling credential and that the service is reachable from n8n.${repeatHint === undefined ? '' : ` ${repeatHint}`}`,
 	];
 }
 

@@ -105,7 +105,7 @@ export const operation: PerItemOperation<PreparedUpdate> = {
 			body,
 			answer: 'passThrough',
 			errorHint: 'Check the Campaign ID and the values of the fields you update.',
-			checkBeforeRepeating: 'Read the campaign with Get Campaign to see whether the change was applied before you repeat it.',
+			repeatHint: 'Read the campaign with Get Campaign to see whether the change was applied before you repeat it.',
 		});
 		return isPlainObject(answer) ? answer : { campaignId, response: answer as IDataObject[string] };
 	},

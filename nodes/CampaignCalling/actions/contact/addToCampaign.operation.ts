@@ -232,7 +232,7 @@ export const operation: BatchedOperation<CampaignContacts> = {
 					errorHint:
 						'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
 					// The service lists no contacts, so the user checks what they can.
-					checkBeforeRepeating:
+					repeatHint:
 						'Check whether these contacts were added (Get Contact for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.',
 				});
 				// The interface does not show `data`: one entry per contact is matched to them, else it is the whole batch's answer.

@@ -4,7 +4,7 @@ import { serviceRequest } from '../../../shared/transport';
 import { INTEGRATION_TYPES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
 import type { DeliverySettings } from '../../../shared/moduleSettings';
-import { CHECK_CREATED_MODULE, deliveryProperties, deliverySettingsBody, readDeliverySettings } from '../../../shared/moduleSettings';
+import { MODULE_MAY_EXIST_HINT, deliveryProperties, deliverySettingsBody, readDeliverySettings } from '../../../shared/moduleSettings';
 import { requireOneOf } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
@@ -50,7 +50,7 @@ export const operation: PerItemOperation<PreparedIntegration> = {
 			path: '/v1/modules/integration',
 			body: { type, settings: deliverySettingsBody(settings, 'webhook_method') },
 			answer: 'record',
-			checkBeforeRepeating: CHECK_CREATED_MODULE,
+			repeatHint: MODULE_MAY_EXIST_HINT,
 		})) as IDataObject;
 	},
 };
