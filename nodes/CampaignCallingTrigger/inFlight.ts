@@ -1,11 +1,29 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { jsonParse, sleep } from 'n8n-workflow';
 
-
-/**
+/*
  * What this process knows of its deliveries' events: those in flight (handed to n8n, not answered yet)
  * and those recorded here (answered 2xx). docs/trigger.md, "When n8n's queue is full".
  */
+
+/** A Map whose oldest entries go first past a size limit. */
+export class BoundedMap<K, V> extends Map<K, V> {
+	private readonly maxEntries: number;
+
+	constructor(maxEntries: number) {
+		super();
+		this.maxEntries = maxEntries;
+	}
+
+	/** Adds `key` as the newest entry, replacing any earlier one. */
+	set(key: K, value: V): this {
+		this.delete(key);
+		super.set(key, value);
+		if (this.size > this.maxEntries) this.delete(this.keys().next().value as K);
+		return this;
+	}
+}
+
 /**
  * Keys an execution here recorded as new and answered 2xx: a delivery made only of these is answered
  * without an execution. The store forgets a trigger's oldest keys first, so a key is cached in recording
@@ -86,7 +104,7 @@ export interface InFlightEvent {
 export const inFlightLifetimeMs = ({ timeout, retryLimit }: SenderWindow) => (retryLimit + 1) * timeout * 1000 + 60_000;
 
 /** Events handed to n8n whose execution, waiting for a slot or a queue-mode worker, has not answered yet. */
-const inFlightEvents = new Map<string, InFlightEvent>();
+const inFlightEvents = new BoundedMap<string, InFlightEvent>(MAX_CACHED_KEYS);
 
 export function inFlightEvent(key: string): InFlightEvent | undefined {
 	const event = inFlightEvents.get(key);
@@ -165,9 +183,7 @@ function trackAnswer(trigger: string, hashes: string[], response: DeliveryRespon
 		const key = triggerEventKey(trigger, hash);
 		const earlier = inFlightEvent(key);
 		const record = { answered, attempts: earlier?.attempts ?? 1, since: earlier?.since ?? now, window: earlier?.window ?? window };
-		inFlightEvents.delete(key);
 		inFlightEvents.set(key, record);
-		if (inFlightEvents.size > MAX_CACHED_KEYS) inFlightEvents.delete(inFlightEvents.keys().next().value as string);
 	}
 	void answer.then(({ accepted, body }) => {
 		for (const hash of hashes) {

@@ -5,30 +5,12 @@ import { randomString } from 'n8n-workflow';
 import { credentialAccount } from '../shared/transport';
 import { isPlainObject } from '../shared/validation';
 import { SECRET_HEADER } from './delivery';
-import { inFlightLifetimeMs } from './inFlight';
+import { BoundedMap, inFlightLifetimeMs } from './inFlight';
 import { triggerLogPrefix } from './parameters';
 
 /** This trigger node among all in the process's state: its workflow's id and its own. */
 export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
 	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-}
-
-/** A Map whose oldest entries go first past a size limit. */
-export class BoundedMap<K, V> extends Map<K, V> {
-	private readonly maxEntries: number;
-
-	constructor(maxEntries: number) {
-		super();
-		this.maxEntries = maxEntries;
-	}
-
-	/** Adds `key` as the newest entry, replacing any earlier one. */
-	set(key: K, value: V): this {
-		this.delete(key);
-		super.set(key, value);
-		if (this.size > this.maxEntries) this.delete(this.keys().next().value as K);
-		return this;
-	}
 }
 
 /** A webhook module this trigger registered: its secret only as its SHA-256 (`verifier`), its account as a keyed fingerprint. */

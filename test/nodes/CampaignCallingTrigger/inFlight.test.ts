@@ -6,7 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { HUNG_UP, cacheRecordedKeys, claimEvents, inFlightEvent, isRecordedRepeat, triggerEventKey } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { BoundedMap, HUNG_UP, cacheRecordedKeys, claimEvents, inFlightEvent, isRecordedRepeat, triggerEventKey } from '../../../nodes/CampaignCallingTrigger/inFlight';
 
 import { repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
@@ -574,3 +574,13 @@ describe('the keys a process caches, in time', () => {
 	});
 });
 
+describe('a bounded map', () => {
+	it('forgets its oldest entry first past its size limit; setting a key again makes it the newest', () => {
+		const map = new BoundedMap<string, number>(2);
+		map.set('a', 1);
+		map.set('b', 2);
+		map.set('a', 3);
+		map.set('c', 4);
+		expect([map.get('a'), map.get('b'), map.get('c')]).toEqual([3, undefined, 4]);
+	});
+});

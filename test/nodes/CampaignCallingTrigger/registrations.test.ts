@@ -7,7 +7,6 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 
 import {
-	BoundedMap,
 	currentAccount,
 	currentModule,
 	currentModuleRecords,
@@ -236,18 +235,6 @@ describe('static data', () => {
 		expect(Object.keys(syncModuleRecords.call(contextOf(global), trigger))).toEqual(records.slice(3).map((one) => one.verifier));
 		expect(Object.keys(stored(global) as IDataObject)).toHaveLength(100);
 	});
-});
-
-describe('a bounded map', () => {
-	it('forgets its oldest entry first past its size limit; setting a key again makes it the newest', () => {
-		const map = new BoundedMap<string, number>(2);
-		map.set('a', 1);
-		map.set('b', 2);
-		map.set('a', 3);
-		map.set('c', 4);
-		expect([map.get('a'), map.get('b'), map.get('c')]).toEqual([3, undefined, 4]);
-	});
-
 });
 
 describe("this trigger's key", () => {
