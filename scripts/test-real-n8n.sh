@@ -39,5 +39,8 @@ queue_status=$?
 if [ "$e2e_status" -ne 0 ] || [ "$queue_status" -ne 0 ]; then
   echo "real-n8n suites failed (single-process lane: exit $e2e_status, queue and full-queue lane: exit $queue_status); failing files and tests (details above, under the same names):" >&2
   grep -hE '^\[(e2e|queue)\] +(FAIL|●) ' "$logs/e2e" "$logs/queue" | grep -v '● Console' >&2
+  # CI shows only the run's tail: each failing test's first lines of detail (the assertion and its diff) end it.
+  echo "the first lines of each failure:" >&2
+  awk '/^\[(e2e|queue)\] +● / && !/● Console/ { left = 30 } left > 0 { print; left-- }' "$logs/e2e" "$logs/queue" >&2
   exit 1
 fi
