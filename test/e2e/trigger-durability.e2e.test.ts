@@ -26,6 +26,7 @@ import {
 	settleMarker,
 	triggerUrl,
 	type DeliveryAnswer,
+	type FloodDelivery,
 	type TriggerFloodResult,
 } from './harness/deliveries.ts';
 import { createUserFolder, type Execution, type N8nInstance, nodeOutput, simulatorCredential, startN8n } from './harness/n8n.ts';
@@ -62,6 +63,9 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 
 	const modules = () => [...simulator.state.webhookModules.values()].map((owned) => owned.record);
 
+	/** When the last restart's old process had exited (Date.now()). */
+	let lastStoppedAt = 0;
+
 	/**
 	 * Stops n8n and starts it again on the same user folder (its SQLite database, the package installed
 	 * there) and port: the webhook URLs registered at the service stay the same, as on a real server.
@@ -69,6 +73,7 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 	async function restart(): Promise<number> {
 		const { port } = n8n;
 		await n8n.stop();
+		lastStoppedAt = Date.now();
 		n8n = await startN8n({ version, userFolder, port, readyTimeoutMs: READY_TIMEOUT_MS, extraEnv: floodN8nEnv() });
 		return n8n.startToReadyMs;
 	}
@@ -356,7 +361,6 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		const failedAttempts = result.deliveries.flatMap((delivery) => delivery.attempts).filter((answer) => answer.status < 200 || answer.status >= 300);
 		// n8n's answer to a sender whose execution it cancelled at shutdown before the trigger answered (n8n-workflow's SystemShutdownExecutionCancelledError).
 		const isCancelledBeforeAnswer = (answer: DeliveryAnswer) => answer.status === 500 && answer.text.includes('cancelled because the system is shutting down');
-		const cancelledBeforeAnswer = failedAttempts.filter(isCancelledBeforeAnswer).length;
 		// docs/trigger.md: a delivery answered with an error is sent again and treated as a new event, not as a
 		// repeat. Counted only for events that ran nowhere: a retry whose execution ran the event but answered
 		// after the sender's wait is rightly followed by a repeat answer to the next attempt.
@@ -365,13 +369,13 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 				.filter((execution) => execution.status === 'success')
 				.flatMap((execution) => itemsOf(execution, TRIGGER_NODE_NAME).map((item) => (item.data as { marker: string }).marker)),
 		);
-		const repeatAfterCancel = result.deliveries.filter(
-			(delivery, index) =>
-				delivery.attempts.some(isCancelledBeforeAnswer) &&
-				delivery.attempts.at(-1)?.text.includes('"repeats":1') &&
-				!ranDownstream.has(result.bodies[index].data.marker),
-		).length;
+		const lostEvents = result.deliveries.filter((delivery, index) => delivery.acknowledged && !ranDownstream.has(result.bodies[index].data.marker));
+		const isRepeatAfterCancel = (delivery: FloodDelivery) =>
+			delivery.attempts.some(isCancelledBeforeAnswer) && Boolean(delivery.attempts.at(-1)?.text.includes('"repeats":1'));
+		const repeatAfterCancel = lostEvents.filter(isRepeatAfterCancel).length;
 		const lostAfterAnswer = counts.lost - repeatAfterCancel;
+		// Sent before the old process had exited, an attempt can only have been answered by it: the new one starts after.
+		const lostAnsweredAfterStop = lostEvents.filter((delivery) => !isRepeatAfterCancel(delivery) && (delivery.acknowledgedSentAt ?? 0) >= lastStoppedAt).length;
 		log(
 			`n8n ${version}, restart mid-flood: ${counts.answered} of ${counts.sent} answered 2xx, ${counts.retried} retried; ` +
 				`failed attempts ${JSON.stringify(countBy(failedAttempts, (answer) => `${answer.status} ${answer.text.slice(0, 120)}`))}; ` +
@@ -393,16 +397,10 @@ describeEachVersion('the trigger in n8n %s: repeats, restarts and load', (versio
 		// (measured: 1 of 21 cancellations, in each of 4 runs; 21 of 21 before the take-back). That is part
 		// of 1.x's Restarts limit (docs/trigger.md); 2.x cancels nothing at shutdown.
 		expect(repeatAfterCancel).toBeLessThanOrEqual(version.startsWith('2.') ? 0 : 1);
-		// Each stopped execution was started by one delivery attempt: an event answered before n8n stopped it,
-		// or an attempt n8n cancelled before the answer. More of both than stopped executions would be an
-		// answered event in no execution at all. Except, on 1.x, the one execution cut off while recording:
-		// n8n exits without writing its end and then lists it nowhere, whether its record landed (its retry is
-		// then the repeat above, and that event is found in no execution: 2026-11-26 clean-clone run, 22
-		// cancelled attempts and 2 answered-then-stopped events for 23 stopped executions) or not (its retry
-		// runs the event: 2026-11-27, 21 cancelled attempts and 3 answered-then-stopped events for 23, no
-		// event lost to a repeat or found in no execution). Losses are bounded apart, above and below.
-		const unlistedCutOff = version.startsWith('2.') ? 0 : 1;
-		expect(lostAfterAnswer + cancelledBeforeAnswer).toBeLessThanOrEqual(stopped.length + unlistedCutOff);
+		// Every other lost event was answered by the process n8n then stopped: none the new process answered is
+		// lost. (The count this replaces, losses plus cancelled attempts against stopped executions, sat at its
+		// limit on every quiet 1.x run, one attempt more than 1.x lists, and failed CI on 1.x in 2 of about 12 runs.)
+		expect({ lostAnsweredAfterStop }).toEqual({ lostAnsweredAfterStop: 0 });
 		if (version.startsWith('2.')) {
 			expect(lostInNoStoppedExecutionFound).toBe(0);
 		} else {

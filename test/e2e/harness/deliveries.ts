@@ -175,6 +175,8 @@ export interface FloodDelivery {
 	attempts: DeliveryAnswer[];
 	/** Whether an attempt was answered 2xx. */
 	acknowledged: boolean;
+	/** When the attempt answered 2xx was sent (Date.now()): which n8n process could have answered it. */
+	acknowledgedSentAt?: number;
 }
 
 /**
@@ -193,6 +195,7 @@ export async function flood(
 		const attempts: DeliveryAnswer[] = [];
 		for (let attempt = 0; attempt <= options.retries; attempt++) {
 			if (attempt > 0) await sleep(backoff(attempt));
+			const sentAt = Date.now();
 			const answer = await sendDelivery(url, {
 				headers: [
 					['content-type', 'application/json'],
@@ -202,7 +205,7 @@ export async function flood(
 				timeoutMs: options.timeoutMs,
 			});
 			attempts.push(answer);
-			if (answer.status >= 200 && answer.status < 300) return { attempts, acknowledged: true };
+			if (answer.status >= 200 && answer.status < 300) return { attempts, acknowledged: true, acknowledgedSentAt: sentAt };
 		}
 		return { attempts, acknowledged: false };
 	});
