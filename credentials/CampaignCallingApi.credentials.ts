@@ -49,33 +49,26 @@ const STATUS_RULES: IAuthenticateRuleResponseCode[] = [...statusesFrom(300, 308)
 	(value) => ({ type: 'responseCode', properties: { value, message: statusMessage(value) } }),
 );
 
+const NOT_THE_API =
+	`The Base URL answered GET ${TEST_PATH}, but not with the Campaign Calling API's JSON: it sent a web page, an empty answer, plain text or another API's JSON. ${WHAT_IS_CORRECT}`;
+
+const NO_DATA =
+	`The Base URL answered GET ${TEST_PATH} with a "status" but no "data" list: that is not the Campaign Calling API's listing. ${WHAT_IS_CORRECT}`;
+
 /**
- * A 2xx answer fails when a key has the value given (n8n compares with lodash `get`). `undefined`
+ * A 2xx answer fails when `key` has the value given (n8n compares with lodash `get`). `undefined`
  * works because n8n reads these rules from this class, not from JSON: an answer with no `status`
  * (a web page, an empty or plain-text answer, another API's JSON) and one with no `data` fail.
  */
-const BODY_RULES: IAuthenticateRuleResponseSuccessBody[] = [
-	{
-		type: 'responseSuccessBody',
-		properties: {
-			key: 'status',
-			value: undefined,
-			message: `The Base URL answered GET ${TEST_PATH}, but not with the Campaign Calling API's JSON: it sent a web page, an empty answer, plain text or another API's JSON. ${WHAT_IS_CORRECT}`,
-		},
-	},
-	...['error', 'ERROR', 'Error'].map((value) => ({
-		type: 'responseSuccessBody' as const,
-		properties: { key: 'status', value, message: REFUSED_KEY },
-	})),
-	{
-		type: 'responseSuccessBody',
-		properties: {
-			key: 'data',
-			value: undefined,
-			message: `The Base URL answered GET ${TEST_PATH} with a "status" but no "data" list: that is not the Campaign Calling API's listing. ${WHAT_IS_CORRECT}`,
-		},
-	},
-];
+const BODY_RULES: IAuthenticateRuleResponseSuccessBody[] = (
+	[
+		['status', undefined, NOT_THE_API],
+		['status', 'error', REFUSED_KEY],
+		['status', 'ERROR', REFUSED_KEY],
+		['status', 'Error', REFUSED_KEY],
+		['data', undefined, NO_DATA],
+	] as Array<[string, string | undefined, string]>
+).map(([key, value, message]) => ({ type: 'responseSuccessBody', properties: { key, value, message } }));
 
 export class CampaignCallingApi implements ICredentialType {
 	name = 'campaignCallingApi';
