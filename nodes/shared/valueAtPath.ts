@@ -3,7 +3,7 @@
  * reaches into a prototype; undefined where the path leaves the data. `isLeaf` marks objects the path
  * must not enter (the trigger's exact numbers).
  */
-export function valueAtPath(root: unknown, path: readonly string[], isLeaf: (value: object) => boolean = enterEvery): unknown {
+export function valueAtPath(root: unknown, path: readonly string[], isLeaf: (value: object) => boolean = () => false): unknown {
 	let current: unknown = root;
 	for (const key of path) {
 		if (typeof current !== 'object' || current === null || isLeaf(current) || !Object.prototype.hasOwnProperty.call(current, key)) {
@@ -12,8 +12,4 @@ export function valueAtPath(root: unknown, path: readonly string[], isLeaf: (val
 		current = (current as Record<string, unknown>)[key];
 	}
 	return current;
-}
-
-function enterEvery(): boolean {
-	return false;
 }
