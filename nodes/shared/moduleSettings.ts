@@ -15,7 +15,7 @@ export interface DeliverySettings {
 const METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'];
 
 /** A module's Timeout or Retry Limit: the editor's bounds are the node's checks; `default` is sent when it is not set. */
-const RETRY_LIMIT = {
+const RETRY_LIMIT_FIELD = {
 	name: 'retryLimit',
 	displayName: 'Retry Limit',
 	min: 0,
@@ -24,9 +24,9 @@ const RETRY_LIMIT = {
 	description: 'How many times the service retries a delivery that was not accepted',
 };
 
-type DeliveryLimit = typeof RETRY_LIMIT;
+type DeliveryLimitField = typeof RETRY_LIMIT_FIELD;
 
-const TIMEOUT: DeliveryLimit = {
+const TIMEOUT_FIELD: DeliveryLimitField = {
 	name: 'timeout',
 	displayName: 'Timeout',
 	min: 1,
@@ -36,7 +36,7 @@ const TIMEOUT: DeliveryLimit = {
 };
 
 /** Timeout and Retry Limit of a module's deliveries; the trigger offers them for its own modules. */
-export const deliveryLimitProperties: INodeProperties[] = [RETRY_LIMIT, TIMEOUT].map(({ min, max, ...limit }) => ({
+export const deliveryLimitProperties: INodeProperties[] = [RETRY_LIMIT_FIELD, TIMEOUT_FIELD].map(({ min, max, ...limit }) => ({
 	...limit,
 	type: 'number',
 	typeOptions: { minValue: min, maxValue: max },
@@ -115,9 +115,9 @@ function headersFromList(value: unknown): Record<string, string> {
 
 /** Timeout and Retry Limit from an Options collection, checked, with the defaults filled in. */
 export function readDeliveryLimits(options: IDataObject): { timeout: number; retryLimit: number } {
-	const read = ({ name, displayName, min, max, default: unset }: DeliveryLimit) =>
+	const read = ({ name, displayName, min, max, default: unset }: DeliveryLimitField) =>
 		options[name] === undefined ? unset : requireIntegerInRange(options[name], `Options → ${displayName}`, min, max);
-	return { timeout: read(TIMEOUT), retryLimit: read(RETRY_LIMIT) };
+	return { timeout: read(TIMEOUT_FIELD), retryLimit: read(RETRY_LIMIT_FIELD) };
 }
 
 export function readDeliverySettings(context: IExecuteFunctions, itemIndex: number): DeliverySettings {
