@@ -17,7 +17,7 @@ const EVENT_DESCRIPTIONS: Record<string, string> = {
 
 type EventGroup = 'call' | 'conversation' | 'campaign';
 
-/** Each event type in the service's group (the part before the dot), named by its value spelled out: call.voicemail_detected is Call Voicemail Detected. */
+/** Named by the value spelled out (call.voicemail_detected: Call Voicemail Detected), grouped by the part before the dot. */
 export const EVENT_TYPES: Array<INodePropertyOptions & { value: string; group: EventGroup }> = Object.entries(EVENT_DESCRIPTIONS).map(
 	([value, description]) => ({
 		group: value.split('.')[0] as EventGroup,
