@@ -86,12 +86,9 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 	const node = this.getNode();
 	const credentials = await credentialsOf(this);
 	const { maxRetries = DEFAULT_RETRY_POLICY.maxRetries, timeoutMs = DEFAULT_TIMEOUT_MS } = request;
-	let baseUrl: string;
-	try {
-		baseUrl = await credentialBaseUrl(this);
-	} catch (error) {
-		throw refusedInputError(node, new Error(redactSecret(`${request.operation} failed: ${(error as Error).message}`, credentials.apiKey)), request.itemIndex);
-	}
+	const baseUrl = await credentialBaseUrl(this).catch((error: Error) => {
+		throw refusedInputError(node, new Error(redactSecret(`${request.operation} failed: ${error.message}`, credentials.apiKey)), request.itemIndex);
+	});
 	const sent = { baseUrl, apiKey: credentials.apiKey, timeoutMs };
 	const recorded = sentRecordEntry(this, request);
 	if (recorded?.answered) return recorded.answer;
