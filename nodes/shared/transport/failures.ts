@@ -25,7 +25,6 @@ export interface ServiceRequest {
 	sendOnceAs?: string;
 }
 
-
 /** Where a request went, for its error: the Base URL, the key to redact, the timeout it had. */
 interface Sent { baseUrl: string; apiKey: string; timeoutMs: number }
 
