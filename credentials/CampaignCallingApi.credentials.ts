@@ -21,11 +21,7 @@ const WHAT_IS_CORRECT =
 const REFUSED_KEY =
 	'The service refused this API key (it answered status "error"). Check the key and that it belongs to your company.';
 
-/**
- * What the Test says for an HTTP status: n8n gives a rule's text as is, so it cannot quote the
- * answer. Every status a server is likely to give has a rule, so none is shown as n8n's bare
- * "Received HTTP status code" or as the server's own status text.
- */
+/** What the Test says for an HTTP status; a rule's text cannot quote the answer (ARCHITECTURE.md, "The Test's rules"). */
 function statusMessage(status: number): string {
 	if (status < 400) {
 		return `The Base URL answered GET ${TEST_PATH} with HTTP ${status}, a redirect, which the Test does not follow: it would carry the API key to another address. ${WHAT_IS_CORRECT}`;
@@ -43,39 +39,29 @@ function statusMessage(status: number): string {
 	return `The Base URL answered GET ${TEST_PATH} with HTTP ${status}: it is not the Campaign Calling API's address. ${WHAT_IS_CORRECT}`;
 }
 
+/** A rule for every status a server is likely to give, so none shows as n8n's bare status text. */
 const statusesFrom = (first: number, last: number) => Array.from({ length: last - first + 1 }, (_, index) => first + index);
 
 const STATUS_RULES: IAuthenticateRuleResponseCode[] = [...statusesFrom(300, 308), ...statusesFrom(400, 431), ...statusesFrom(500, 511)].map(
 	(value) => ({ type: 'responseCode', properties: { value, message: statusMessage(value) } }),
 );
 
-/**
- * A 2xx answer fails when a key has the value given (n8n compares with lodash `get`). `undefined`
- * works because n8n reads these rules from this class, not from JSON: an answer with no `status`
- * (a web page, an empty or plain-text answer, another API's JSON) and one with no `data` fail.
- */
-const BODY_RULES: IAuthenticateRuleResponseSuccessBody[] = [
-	{
-		type: 'responseSuccessBody',
-		properties: {
-			key: 'status',
-			value: undefined,
-			message: `The Base URL answered GET ${TEST_PATH}, but not with the Campaign Calling API's JSON: it sent a web page, an empty answer, plain text or another API's JSON. ${WHAT_IS_CORRECT}`,
-		},
-	},
-	...['error', 'ERROR', 'Error'].map((value) => ({
-		type: 'responseSuccessBody' as const,
-		properties: { key: 'status', value, message: REFUSED_KEY },
-	})),
-	{
-		type: 'responseSuccessBody',
-		properties: {
-			key: 'data',
-			value: undefined,
-			message: `The Base URL answered GET ${TEST_PATH} with a "status" but no "data" list: that is not the Campaign Calling API's listing. ${WHAT_IS_CORRECT}`,
-		},
-	},
-];
+const NOT_THE_API =
+	`The Base URL answered GET ${TEST_PATH}, but not with the Campaign Calling API's JSON: it sent a web page, an empty answer, plain text or another API's JSON. ${WHAT_IS_CORRECT}`;
+
+const NO_DATA =
+	`The Base URL answered GET ${TEST_PATH} with a "status" but no "data" list: that is not the Campaign Calling API's listing. ${WHAT_IS_CORRECT}`;
+
+/** A 2xx answer fails when `key` has the value given; `undefined` fails an answer without that key. */
+const BODY_RULES: IAuthenticateRuleResponseSuccessBody[] = (
+	[
+		['status', undefined, NOT_THE_API],
+		['status', 'error', REFUSED_KEY],
+		['status', 'ERROR', REFUSED_KEY],
+		['status', 'Error', REFUSED_KEY],
+		['data', undefined, NO_DATA],
+	] as Array<[string, string | undefined, string]>
+).map(([key, value, message]) => ({ type: 'responseSuccessBody', properties: { key, value, message } }));
 
 export class CampaignCallingApi implements ICredentialType {
 	name = 'campaignCallingApi';
@@ -114,22 +100,15 @@ export class CampaignCallingApi implements ICredentialType {
 		},
 	];
 
-	// A function rather than a generic `={{ ... }}` header template: n8n evaluates such a template in
-	// its expression sandbox on every request (about 2 ms each in n8n 2.x), which adds up over batches.
+	// A function, not a `={{ ... }}` header template, which n8n evaluates in its sandbox on every request.
 	authenticate: IAuthenticate = async (credentials, requestOptions) => ({
 		...requestOptions,
 		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
-		// Only the Test's request has a baseURL (the nodes send full URLs). n8n's declarative test runner
-		// sets its timeout to 300 s whatever the test asks; n8n applies this function after it.
+		// Only the Test's request has a baseURL; n8n gives it 300 s whatever the Test asks.
 		...(requestOptions.baseURL === undefined ? {} : { timeout: TEST_TIMEOUT_MS }),
 	});
 
-	/**
-	 * The Test button. Declarative, so n8n sends it through its own HTTP stack with `authenticate`
-	 * above: its SSRF protection (2.x) and proxy settings apply, as they do to every operation. A
-	 * redirect is reported, not followed, as by every operation (nodes/shared/transport/request.ts):
-	 * n8n would carry the key along to wherever it points.
-	 */
+	// Declarative, so n8n's SSRF protection and proxy apply as to every operation; a redirect is not followed, as by them.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{ $credentials.baseUrl.trim() }}',
@@ -138,8 +117,7 @@ export class CampaignCallingApi implements ICredentialType {
 			headers: { Accept: 'application/json' },
 			disableFollowRedirect: true,
 		},
-		// n8n reads both kinds from one list (its CredentialsTester checks each rule's `type`); the
-		// type only offers a list of one kind.
+		// n8n reads both kinds of rule from one list; the type offers a list of one kind.
 		rules: [...STATUS_RULES, ...BODY_RULES] as ICredentialTestRequest['rules'],
 	};
 }

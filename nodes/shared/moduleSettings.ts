@@ -11,33 +11,36 @@ export interface DeliverySettings {
 	retryLimit: number;
 }
 
-/** Sent when the user sets no Timeout / Retry Limit: the contract's settings always carry both. */
-const DEFAULT_DELIVERY_TIMEOUT = 30;
-const DEFAULT_DELIVERY_RETRY_LIMIT = 3;
+/** The methods the service calls a URL with. */
+const METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'];
 
-const MAX_TIMEOUT = 3600;
-const MAX_RETRY_LIMIT = 100;
+/** A module's Timeout or Retry Limit: the editor's bounds are the node's checks; `default` is sent when it is not set. */
+const RETRY_LIMIT_FIELD = {
+	name: 'retryLimit',
+	displayName: 'Retry Limit',
+	min: 0,
+	max: 100,
+	default: 3,
+	description: 'How many times the service retries a delivery that was not accepted',
+};
+
+type DeliveryLimitField = typeof RETRY_LIMIT_FIELD;
+
+const TIMEOUT_FIELD: DeliveryLimitField = {
+	name: 'timeout',
+	displayName: 'Timeout',
+	min: 1,
+	max: 3600,
+	default: 30,
+	description: 'How long the service waits for an answer to a delivery. The service does not document the unit; seconds are assumed.',
+};
 
 /** Timeout and Retry Limit of a module's deliveries; the trigger offers them for its own modules. */
-export const deliveryLimitProperties: INodeProperties[] = [
-	{
-		displayName: 'Retry Limit',
-		name: 'retryLimit',
-		type: 'number',
-		typeOptions: { minValue: 0, maxValue: MAX_RETRY_LIMIT },
-		default: 3,
-		description: 'How many times the service retries a delivery that was not accepted',
-	},
-	{
-		displayName: 'Timeout',
-		name: 'timeout',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: MAX_TIMEOUT },
-		default: 30,
-		description:
-			'How long the service waits for an answer to a delivery. The service does not document the unit; seconds are assumed.',
-	},
-];
+export const deliveryLimitProperties: INodeProperties[] = [RETRY_LIMIT_FIELD, TIMEOUT_FIELD].map(({ min, max, ...limit }) => ({
+	...limit,
+	type: 'number',
+	typeOptions: { minValue: min, maxValue: max },
+}));
 
 export function deliveryProperties(urlDescription: string): INodeProperties[] {
 	return [
@@ -84,13 +87,7 @@ export function deliveryProperties(urlDescription: string): INodeProperties[] {
 					type: 'options',
 					default: 'POST',
 					description: 'HTTP method the service uses to call the URL',
-					options: [
-						{ name: 'DELETE', value: 'DELETE' },
-						{ name: 'GET', value: 'GET' },
-						{ name: 'PATCH', value: 'PATCH' },
-						{ name: 'POST', value: 'POST' },
-						{ name: 'PUT', value: 'PUT' },
-					],
+					options: METHODS.map((method) => ({ name: method, value: method })),
 				},
 				...deliveryLimitProperties,
 			],
@@ -118,16 +115,9 @@ function headersFromList(value: unknown): Record<string, string> {
 
 /** Timeout and Retry Limit from an Options collection, checked, with the defaults filled in. */
 export function readDeliveryLimits(options: IDataObject): { timeout: number; retryLimit: number } {
-	return {
-		timeout:
-			options.timeout === undefined
-				? DEFAULT_DELIVERY_TIMEOUT
-				: requireIntegerInRange(options.timeout, 'Options → Timeout', 1, MAX_TIMEOUT),
-		retryLimit:
-			options.retryLimit === undefined
-				? DEFAULT_DELIVERY_RETRY_LIMIT
-				: requireIntegerInRange(options.retryLimit, 'Options → Retry Limit', 0, MAX_RETRY_LIMIT),
-	};
+	const read = ({ name, displayName, min, max, default: unset }: DeliveryLimitField) =>
+		options[name] === undefined ? unset : requireIntegerInRange(options[name], `Options → ${displayName}`, min, max);
+	return { timeout: read(TIMEOUT_FIELD), retryLimit: read(RETRY_LIMIT_FIELD) };
 }
 
 export function readDeliverySettings(context: IExecuteFunctions, itemIndex: number): DeliverySettings {
@@ -139,7 +129,7 @@ export function readDeliverySettings(context: IExecuteFunctions, itemIndex: numb
 		headers: headersFromList(options.headers),
 		...readDeliveryLimits(options),
 	};
-	if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(settings.method)) {
+	if (!METHODS.includes(settings.method)) {
 		throw new InvalidInputError('Options → Method', `must be GET, POST, PUT, PATCH or DELETE, got ${quote(options.method)}`);
 	}
 	return settings;

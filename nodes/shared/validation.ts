@@ -149,9 +149,10 @@ export function parseIntegerList(value: unknown, field: string): number[] {
 }
 
 export function requireHttpUrl(value: unknown, field: string): string {
-	const text = requireNonEmptyString(value, field, 'Enter the full address, for example https://hooks.example.com/calls.');
+	const hint = 'Enter the full address, for example https://hooks.example.com/calls.';
+	const text = requireNonEmptyString(value, field, hint);
 	if (!parseHttpUrl(text)) {
-		throw new InvalidInputError(field, `must be an http:// or https:// address, got ${quote(text)}`, 'Enter the full address, for example https://hooks.example.com/calls.');
+		throw new InvalidInputError(field, `must be an http:// or https:// address, got ${quote(text)}`, hint);
 	}
 	return text;
 }
@@ -167,13 +168,8 @@ export function requireOneOf<Allowed extends string>(value: unknown, field: stri
 
 /** An http:// or https:// address, or undefined for any other text. */
 export function parseHttpUrl(text: string): URL | undefined {
-	let url: URL;
-	try {
-		url = new URL(text);
-	} catch {
-		return undefined;
-	}
-	return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+	const url = URL.canParse(text) ? new URL(text) : undefined;
+	return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : undefined;
 }
 
 export function requireIntegerInRange(value: unknown, field: string, min: number, max: number): number {

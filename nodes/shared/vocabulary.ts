@@ -1,49 +1,34 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
-/** The service's event_type values (docs/service-interface.md, "Events"), grouped as the service groups them. */
-export const EVENT_TYPES: Array<INodePropertyOptions & { value: string; group: 'call' | 'conversation' | 'campaign' }> = [
-	{ group: 'call', name: 'Call Started', value: 'call.started', description: 'A call to a contact began' },
-	{ group: 'call', name: 'Call Ended', value: 'call.ended', description: 'A call finished, with its outcome' },
-	{ group: 'call', name: 'Call Failed', value: 'call.failed', description: 'A call could not be placed or dropped' },
-	{
-		group: 'call',
-		name: 'Call Voicemail Detected',
-		value: 'call.voicemail_detected',
-		description: 'The call reached a voicemail box',
-	},
-	{
-		group: 'conversation',
-		name: 'Conversation Transcript',
-		value: 'conversation.transcript',
-		description: 'The transcript of a conversation is ready',
-	},
-	{
-		group: 'conversation',
-		name: 'Conversation Intent Detected',
-		value: 'conversation.intent_detected',
-		description: 'The agent recognised what the contact wants',
-	},
-	{
-		group: 'conversation',
-		name: 'Conversation Entity Captured',
-		value: 'conversation.entity_captured',
-		description: 'The agent captured a value, such as a date or an email address',
-	},
-	{ group: 'campaign', name: 'Campaign Started', value: 'campaign.started', description: 'A campaign began calling' },
-	{ group: 'campaign', name: 'Campaign Paused', value: 'campaign.paused', description: 'A campaign was paused' },
-	{
-		group: 'campaign',
-		name: 'Campaign Completed',
-		value: 'campaign.completed',
-		description: 'A campaign finished calling its contacts',
-	},
-	{
-		group: 'campaign',
-		name: 'Campaign Quota Reached',
-		value: 'campaign.quota_reached',
-		description: 'A campaign reached its calling quota',
-	},
-];
+/** The service's event_type values (docs/service-interface.md, "Events"), each with what happened. */
+const EVENT_DESCRIPTIONS: Record<string, string> = {
+	'call.started': 'A call to a contact began',
+	'call.ended': 'A call finished, with its outcome',
+	'call.failed': 'A call could not be placed or dropped',
+	'call.voicemail_detected': 'The call reached a voicemail box',
+	'conversation.transcript': 'The transcript of a conversation is ready',
+	'conversation.intent_detected': 'The agent recognised what the contact wants',
+	'conversation.entity_captured': 'The agent captured a value, such as a date or an email address',
+	'campaign.started': 'A campaign began calling',
+	'campaign.paused': 'A campaign was paused',
+	'campaign.completed': 'A campaign finished calling its contacts',
+	'campaign.quota_reached': 'A campaign reached its calling quota',
+};
+
+type EventGroup = 'call' | 'conversation' | 'campaign';
+
+/** Named by the value spelled out (call.voicemail_detected: Call Voicemail Detected), grouped by the part before the dot. */
+export const EVENT_TYPES: Array<INodePropertyOptions & { value: string; group: EventGroup }> = Object.entries(EVENT_DESCRIPTIONS).map(
+	([value, description]) => ({
+		group: value.split('.')[0] as EventGroup,
+		name: value
+			.split(/[._]/)
+			.map((word) => word[0].toUpperCase() + word.slice(1))
+			.join(' '),
+		value,
+		description,
+	}),
+);
 
 export const EVENT_TYPE_VALUES = new Set(EVENT_TYPES.map((event) => event.value));
 

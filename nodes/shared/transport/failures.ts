@@ -25,7 +25,6 @@ export interface ServiceRequest {
 	sendOnceAs?: string;
 }
 
-
 /** Where a request went, for its error: the Base URL, the key to redact, the timeout it had. */
 interface Sent { baseUrl: string; apiKey: string; timeoutMs: number }
 
@@ -71,8 +70,8 @@ const TLS_REASONS: Record<string, string> = {
 	EPROTO: NOT_TLS, ERR_SSL_WRONG_VERSION_NUMBER: NOT_TLS,
 };
 
-const TIMEOUT_CODES = ['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT'];
-const DROPPED_CODES = ['ECONNRESET', 'EPIPE'];
+export const TIMEOUT_CODES = ['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT'];
+export const DROPPED_CODES = ['ECONNRESET', 'EPIPE'];
 /** Node's codes for a request it refuses to build (a URL, header value or argument that fails its checks). */
 const NOT_BUILT_CODES = ['ERR_INVALID_URL', 'ERR_UNESCAPED_CHARACTERS', 'ERR_INVALID_PROTOCOL', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_SOCKET_BAD_PORT', 'ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_HTTP_TOKEN'];
 
@@ -193,11 +192,7 @@ function noAnswerCause(sent: Sent, error: unknown, repeatHint: string | undefine
 /** Where a redirect pointed, by origin only: its path or query could carry anything. */
 function redirectTarget(location: string | undefined, baseUrl: string): string {
 	if (location === undefined || location.trim() === '') return 'no address';
-	try {
-		return new URL(location, baseUrl).origin;
-	} catch {
-		return 'an address that is not valid';
-	}
+	return URL.canParse(location, baseUrl) ? new URL(location, baseUrl).origin : 'an address that is not valid';
 }
 
 /** The setting an n8n administrator changes to let the Base URL's host through. */

@@ -14,7 +14,7 @@ import { parseHttpUrl, refusedInputError } from '../validation';
 import type { HttpAnswer } from './envelope';
 import { headerValue, interpretAnswer } from './envelope';
 import type { ServiceRequest } from './failures';
-import { errorCode, redactSecret, serviceError } from './failures';
+import { DROPPED_CODES, TIMEOUT_CODES, errorCode, redactSecret, serviceError } from './failures';
 import { sentRecordEntry } from './sentRecord';
 
 export const CREDENTIAL_TYPE = 'campaignCallingApi';
@@ -29,7 +29,7 @@ export const DEFAULT_RETRY_POLICY = { maxRetries: 3, initialDelayMs: 500, maxDel
 /** Proof the request never left n8n: refused, or a name lookup that failed for now (ENOTFOUND proves it too, but fails again). */
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN']);
 /** Codes after which a read may safely be repeated. */
-const TRANSIENT_CODES = new Set([...NEVER_SENT_CODES, 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ESOCKETTIMEDOUT']);
+const TRANSIENT_CODES = new Set([...NEVER_SENT_CODES, ...TIMEOUT_CODES, ...DROPPED_CODES]);
 
 /** Reads (GET) are repeated after 5xx, 429 and dropped connections. Writes only when the request provably
  * never left: a write that may have reached the service could add contacts or modules twice. */
@@ -40,10 +40,10 @@ export function isRetryable(answer: HttpAnswer | undefined, error: unknown, isRe
 
 /** Capped exponential backoff; a Retry-After header (seconds) takes precedence, within the cap. */
 export function retryDelayMs(answer: HttpAnswer | undefined, attempt: number): number {
-	const policy = DEFAULT_RETRY_POLICY;
+	const { initialDelayMs, maxDelayMs } = DEFAULT_RETRY_POLICY;
 	const seconds = Number(headerValue(answer?.headers, 'retry-after') ?? Number.NaN);
-	if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, policy.maxDelayMs);
-	return Math.min(policy.initialDelayMs * 2 ** attempt, policy.maxDelayMs);
+	if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, maxDelayMs);
+	return Math.min(initialDelayMs * 2 ** attempt, maxDelayMs);
 }
 
 interface CampaignCallingCredentials { baseUrl: string; apiKey: string }
@@ -52,21 +52,9 @@ interface CampaignCallingCredentials { baseUrl: string; apiKey: string }
 const credentialsByExecution = new WeakMap<object, Promise<CampaignCallingCredentials>>();
 
 function credentialsOf(context: ServiceContext | IWebhookFunctions): Promise<CampaignCallingCredentials> {
-	let credentials = credentialsByExecution.get(context);
-	if (!credentials) {
-		credentials = context.getCredentials(CREDENTIAL_TYPE) as Promise<unknown> as Promise<CampaignCallingCredentials>;
-		credentialsByExecution.set(context, credentials);
-	}
+	const credentials = credentialsByExecution.get(context) ?? context.getCredentials<CampaignCallingCredentials>(CREDENTIAL_TYPE);
+	credentialsByExecution.set(context, credentials);
 	return credentials;
-}
-
-/** The credential's base URL without trailing slashes; checked first, so a typo gets a clear message, not a socket error. */
-function normaliseBaseUrl(raw: unknown): string {
-	const value = baseUrlText(raw);
-	if (!parseHttpUrl(value)) {
-		throw new Error(`The credential's Base URL "${value}" is not a web address. Enter it with its scheme, for example https://api.example.com`);
-	}
-	return value;
 }
 
 /** The Base URL as requests address the service: trimmed, without trailing slashes; not checked. */
@@ -74,9 +62,13 @@ function baseUrlText(raw: unknown): string {
 	return (typeof raw === 'string' ? raw.trim() : '').replace(/\/+$/, '');
 }
 
-/** The credential's Base URL as requests use it; throws when it is no web address. */
+/** The credential's Base URL as requests use it; checked first, so a typo gets a clear message, not a socket error. */
 export async function credentialBaseUrl(context: ServiceContext): Promise<string> {
-	return normaliseBaseUrl((await credentialsOf(context)).baseUrl);
+	const baseUrl = baseUrlText((await credentialsOf(context)).baseUrl);
+	if (!parseHttpUrl(baseUrl)) {
+		throw new Error(`The credential's Base URL "${baseUrl}" is not a web address. Enter it with its scheme, for example https://api.example.com`);
+	}
+	return baseUrl;
 }
 
 /**
@@ -94,12 +86,9 @@ export async function serviceRequest(this: ServiceContext, request: ServiceReque
 	const node = this.getNode();
 	const credentials = await credentialsOf(this);
 	const { maxRetries = DEFAULT_RETRY_POLICY.maxRetries, timeoutMs = DEFAULT_TIMEOUT_MS } = request;
-	let baseUrl: string;
-	try {
-		baseUrl = normaliseBaseUrl(credentials.baseUrl);
-	} catch (error) {
-		throw refusedInputError(node, new Error(redactSecret(`${request.operation} failed: ${(error as Error).message}`, credentials.apiKey)), request.itemIndex);
-	}
+	const baseUrl = await credentialBaseUrl(this).catch((error: Error) => {
+		throw refusedInputError(node, new Error(redactSecret(`${request.operation} failed: ${error.message}`, credentials.apiKey)), request.itemIndex);
+	});
 	const sent = { baseUrl, apiKey: credentials.apiKey, timeoutMs };
 	const recorded = sentRecordEntry(this, request);
 	if (recorded?.answered) return recorded.answer;

@@ -5,10 +5,7 @@ import type { IExecuteData, IExecuteFunctions, INode } from 'n8n-workflow';
 // Keyed weakly by n8n's execute data, the one object every try of a run shares.
 const answersByRun = new WeakMap<IExecuteData, Map<string, unknown>>();
 
-/**
- * The record of a write named by `sendOnceAs`, under Retry On Fail: the answer an earlier try of this run
- * got for the same request, or where to keep this one's. Undefined when nothing is recorded.
- */
+/** Under Retry On Fail, the answer an earlier try of this run got for the same write, or where to keep this one's. */
 export function sentRecordEntry(
 	context: { getNode(): INode },
 	request: { sendOnceAs?: string; method: string; path: string; qs?: unknown; body?: unknown },
