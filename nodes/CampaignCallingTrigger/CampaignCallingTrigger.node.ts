@@ -181,7 +181,7 @@ export class CampaignCallingTrigger implements INodeType {
 		const selected = keyedEvents(delivery.entries, request, events, keyPath);
 		const claim = await claimEvents(trigger, selected.map(({ key }) => key), response, sender);
 		if (claim === HUNG_UP) return { noWebhookResponse: true };
-		const toRun = selected.filter((_, index) => claim.toRun[index]);
+		const toRun = selected.filter((_, index) => claim[index]);
 		const repeats = keyPath ? selected.length - toRun.length : undefined;
 		if (toRun.length === 0) return { webhookResponse: acknowledgement(delivery.entries.length, 0, repeats) };
 		const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;

@@ -5,7 +5,8 @@ import { randomString } from 'n8n-workflow';
 import { credentialAccount } from '../shared/transport';
 import { isPlainObject } from '../shared/validation';
 import { SECRET_HEADER } from './delivery';
-import { BoundedMap, inFlightLifetimeMs } from './inFlight';
+import { BoundedMap } from './boundedMap';
+import { inFlightLifetimeMs } from './inFlight';
 import { triggerLogPrefix } from './parameters';
 
 /** This trigger node among all in the process's state: its workflow's id and its own. */
