@@ -58,11 +58,8 @@ function handoverItems(events: KeyedEvent[], headers: IDataObject | undefined, d
 	});
 }
 
-const GROUP_LABELS: Record<string, string> = {
-	call: 'Call',
-	conversation: 'Conversation',
-	campaign: 'Campaign',
-};
+/** "Call" for the group call: the group's label, which begins its events' names. */
+const groupLabel = (group: string) => `${group[0].toUpperCase()}${group.slice(1)}`;
 
 const EVENT_NAMES = Object.fromEntries(EVENT_TYPES.map(({ name, value }) => [value, name]));
 
@@ -108,7 +105,7 @@ export class CampaignCallingTrigger implements INodeType {
 				default: ['call.ended'],
 				description: 'The events that start this workflow',
 				options: EVENT_TYPES.map(({ group, name, value, description }) => ({
-					name: `${GROUP_LABELS[group]}: ${name.replace(new RegExp(`^${GROUP_LABELS[group]} `), '')}`,
+					name: `${groupLabel(group)}: ${name.replace(new RegExp(`^${groupLabel(group)} `), '')}`,
 					value,
 					description,
 				})),

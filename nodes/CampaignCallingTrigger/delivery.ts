@@ -12,11 +12,7 @@ export const EVENT_HEADER = 'x-campaign-calling-event';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export function withoutSecret(headers: Record<string, unknown>): IDataObject {
-	const copy: IDataObject = {};
-	for (const [name, value] of Object.entries(headers)) {
-		if (name.toLowerCase() !== SECRET_HEADER) copy[name] = value as IDataObject[string];
-	}
-	return copy;
+	return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== SECRET_HEADER)) as IDataObject;
 }
 
 export interface DeliveryRequest {
