@@ -16,8 +16,8 @@ import {
 } from './registrations';
 import { checkWebhookReach } from './webhookReach';
 
-/** The selected events that have no module that still serves; refuses a webhook URL the service cannot reach. */
-async function eventsToRegister(this: IHookFunctions) {
+/** What activation needs: the selected events without a module that still serves, and what registering them takes; refuses a webhook URL the service cannot reach. */
+async function activationPlan(this: IHookFunctions) {
 	const warning = await checkWebhookReach.call(this);
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	const events = selectedEvents.call(this);
@@ -32,12 +32,12 @@ async function eventsToRegister(this: IHookFunctions) {
 }
 
 export async function modulesExist(this: IHookFunctions): Promise<boolean> {
-	const { missing } = await eventsToRegister.call(this);
+	const { missing } = await activationPlan.call(this);
 	return missing.length === 0;
 }
 
 export async function registerModules(this: IHookFunctions): Promise<boolean> {
-	const { missing, warning, webhookUrl, limits, trigger, account } = await eventsToRegister.call(this);
+	const { missing, warning, webhookUrl, limits, trigger, account } = await activationPlan.call(this);
 	if (warning) this.logger.warn(warning);
 	for (const event of missing) {
 		// A secret per module: only the service knows it; a delivery names its module by it.

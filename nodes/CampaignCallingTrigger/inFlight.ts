@@ -2,7 +2,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { jsonParse, sleep } from 'n8n-workflow';
 
 import { BoundedMap } from './boundedMap';
-import { cacheRecordedKeys, isRecordedRepeat } from './keyCache';
+import { ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } from './keyCache';
 
 /*
  * The in-flight tie: events handed to n8n whose delivery is not answered yet, and the retries that wait
@@ -111,7 +111,9 @@ function trackAnswer(trigger: string, hashes: string[], response: DeliveryRespon
 			const key = eventKey(trigger, hash);
 			if (inFlightEvents.get(key)?.answered === answered) inFlightEvents.delete(key);
 		}
-		if (accepted) cacheRecordedKeys(trigger, hashes, answerRecordedAllAsNew(body, knownRepeats));
+		if (!accepted) return;
+		if (answerRecordedAllAsNew(body, knownRepeats)) cacheRecordedKeys(trigger, hashes);
+		else ageCachedKeys(trigger, hashes.length);
 	});
 }
 
@@ -145,13 +147,12 @@ async function awaitEarlierAnswers(
 ): Promise<boolean | typeof HUNG_UP | typeof WAITED_LONG_ENOUGH> {
 	if (response.closed) return HUNG_UP;
 	let hangUp = () => {};
-	const hungUp = new Promise<typeof HUNG_UP>((resolve) => {
-		hangUp = () => resolve(HUNG_UP);
-		response.once('close', hangUp);
-	});
 	const waits: Array<Promise<boolean | typeof HUNG_UP | typeof WAITED_LONG_ENOUGH>> = [
 		Promise.all(answers).then((accepted) => accepted.every(Boolean)),
-		hungUp,
+		new Promise((resolve) => {
+			hangUp = () => resolve(HUNG_UP);
+			response.once('close', hangUp);
+		}),
 	];
 	if (limitMs !== undefined) waits.push(sleep(limitMs).then(() => WAITED_LONG_ENOUGH));
 	try {

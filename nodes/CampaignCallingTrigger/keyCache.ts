@@ -29,26 +29,26 @@ export function isRecordedRepeat(trigger: string, hash: string): boolean {
 	return false;
 }
 
-/**
- * Called once an execution answered 2xx. Only an answer that recorded every key as new caches them;
- * any other ages as many of the trigger's oldest cached keys, as the store ages them.
- */
-export function cacheRecordedKeys(trigger: string, hashes: string[], recordedAsNew = true): void {
+/** Caches the keys of an answer that recorded every key as new. */
+export function cacheRecordedKeys(trigger: string, hashes: string[]): void {
 	for (const hash of hashes) {
-		const keys = cachedKeys.get(trigger) ?? new Map<string, number>();
-		const oldest = keys.keys().next().value;
-		if (!recordedAsNew) {
-			if (oldest !== undefined) forgetKey(trigger, oldest);
-			continue;
-		}
 		// A key cached already keeps its place, as it keeps its place in the store.
 		if (isRecordedRepeat(trigger, hash)) continue;
+		const keys = cachedKeys.get(trigger) ?? new Map<string, number>();
 		cachedKeys.set(trigger, keys.set(hash, Date.now()));
 		cacheOrder.set(`${trigger}\n${hash}`, { trigger, hash });
-		if (keys.size > CACHED_KEYS_PER_TRIGGER) forgetKey(trigger, oldest as string);
+		if (keys.size > CACHED_KEYS_PER_TRIGGER) ageCachedKeys(trigger, 1);
 		if (cacheOrder.size > MAX_CACHED_KEYS) {
 			const first = cacheOrder.values().next().value as { trigger: string; hash: string };
 			forgetKey(first.trigger, first.hash);
 		}
+	}
+}
+
+/** An answer that found keys recorded ages as many of the trigger's oldest cached keys, as the store ages them. */
+export function ageCachedKeys(trigger: string, count: number): void {
+	for (let aged = 0; aged < count; aged++) {
+		const oldest = cachedKeys.get(trigger)?.keys().next().value;
+		if (oldest !== undefined) forgetKey(trigger, oldest);
 	}
 }

@@ -1,5 +1,5 @@
 /** Ignore Repeats' key cache (keyCache.ts): its bounds, its order and its lifetime. */
-import { cacheRecordedKeys, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/keyCache';
+import { ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/keyCache';
 
 afterEach(() => jest.useRealTimers());
 
@@ -34,7 +34,7 @@ describe('the keys a process caches', () => {
 	it('leave the triggers bound with a trigger whose last key went, so it takes no other trigger\'s place', () => {
 		cacheRecordedKeys('first-workflow:node', ['kept']);
 		cacheRecordedKeys('emptied-workflow:node', ['aged']);
-		cacheRecordedKeys('emptied-workflow:node', ['found-in-store'], false);
+		ageCachedKeys('emptied-workflow:node', 1);
 		// One key each for as many other triggers as the cache holds keys, but for the first trigger's.
 		for (let trigger = 0; trigger < MAX_CACHED_KEYS - 1; trigger++) cacheRecordedKeys(`one-key-workflow-${trigger}:node`, ['k']);
 		expect(isRecordedRepeat('first-workflow:node', 'kept')).toBe(true);
@@ -65,7 +65,7 @@ describe('the keys a process caches', () => {
 
 	it('a delivery found in the store ages the cached keys: 5,000 keys handed to executions here, cached or not, push the oldest out', () => {
 		cacheRecordedKeys('aging:node', ['oldest', 'next']);
-		cacheRecordedKeys('aging:node', ['found-in-store'], false);
+		ageCachedKeys('aging:node', 1);
 		expect([isRecordedRepeat('aging:node', 'oldest'), isRecordedRepeat('aging:node', 'next'), isRecordedRepeat('aging:node', 'found-in-store')]).toEqual([false, true, false]);
 	});
 });
