@@ -66,9 +66,7 @@ export async function checkWebhookReach(this: IHookFunctions): Promise<string | 
 		throw new NodeOperationError(
 			this.getNode(),
 			`The service cannot reach n8n's webhook URL ${webhookUrl}: ${webhook.hostname} is a loopback address, and the service (${service.host}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set ${VARIABLE} to the address at which the service reaches n8n, and restart n8n: ${CHECKLIST} . ${NOTHING_REGISTERED}`,
-			{
-				description: `n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ (WEBHOOK_URL before n8n 2.35) behind a reverse proxy. See ${WEBHOOK_URL_DOCS}`,
-			},
+			{ description: `n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ (WEBHOOK_URL before n8n 2.35) behind a reverse proxy. See ${WEBHOOK_URL_DOCS}` },
 		);
 	}
 	const findings: string[] = [];
