@@ -28,7 +28,6 @@ export const inFlightLifetimeMs = ({ timeout, retryLimit }: SenderWindow) => (re
 /** Keyed by eventKey; bounded so that a flood cannot grow it without end. */
 const inFlightEvents = new BoundedMap<string, InFlightEvent>(50_000);
 
-/** One trigger's event key among all triggers' in this process. */
 const eventKey = (trigger: string, hash: string) => `${trigger}\n${hash}`;
 
 export function inFlightEvent(trigger: string, hash: string): InFlightEvent | undefined {

@@ -11,9 +11,6 @@ import { thisTriggerKey } from './registrations';
 /** How many keys n8n's store keeps per trigger; older ones are forgotten first. */
 export const REMEMBERED_KEYS = 10_000;
 
-/** One trigger's store updates, one after another; an entry lives only while they run. */
-const storeQueues = new Map<string, Promise<unknown>>();
-
 /** 96 bits of SHA-256: two of 10,000 keys share one with a chance below 1 in 10^20. */
 function shortHash(text: string): string {
 	return createHash('sha256').update(text).digest('base64url').slice(0, 16);
@@ -124,6 +121,9 @@ export interface KeyStore {
 
 /** Keys found recorded are read again this much later: another process's cancelled execution may take its key back. */
 export const REREAD_DELAY_MS = 1000;
+
+/** Per trigger, its store update running now; an entry lives only while updates run. */
+const storeQueues = new Map<string, Promise<unknown>>();
 
 /** One trigger's store updates in turn: n8n's store reads, changes and writes back its list without a lock. */
 async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T> {
