@@ -42,9 +42,7 @@ function refuse(response: ReturnType<IWebhookFunctions['getResponseObject']>, st
 }
 
 function acknowledgement(received: number, accepted: number, repeats: number | undefined): IDataObject {
-	const answer: IDataObject = { status: 'ok', received, accepted };
-	if (repeats !== undefined) answer.repeats = repeats;
-	return answer;
+	return { status: 'ok', received, accepted, ...(repeats !== undefined ? { repeats } : {}) };
 }
 
 /** The items webhook() hands to n8n, each carrying what execute() needs to answer the delivery. */
@@ -58,11 +56,8 @@ function handoverItems(events: KeyedEvent[], headers: IDataObject | undefined, d
 	});
 }
 
-const GROUP_LABELS: Record<string, string> = {
-	call: 'Call',
-	conversation: 'Conversation',
-	campaign: 'Campaign',
-};
+/** "Call" for the group call: the group's label, which begins its events' names. */
+const groupLabel = (group: string) => `${group[0].toUpperCase()}${group.slice(1)}`;
 
 const EVENT_NAMES = Object.fromEntries(EVENT_TYPES.map(({ name, value }) => [value, name]));
 
@@ -93,8 +88,7 @@ export class CampaignCallingTrigger implements INodeType {
 		properties: [
 			{
 				// The service cannot remove modules; across n8n's restarts a listen keeps only what an activation stored.
-				displayName:
-					'Activating this workflow, and "Listen for test event", register one webhook module per selected event at the service, which keeps them after deactivation; listening again reuses them while n8n runs (after a restart, see the docs). To see an item without registering anything, pin the sample event from the docs with "set mock data" in the output panel.',
+				displayName: 'Activating this workflow, and "Listen for test event", register one webhook module per selected event at the service, which keeps them after deactivation; listening again reuses them while n8n runs (after a restart, see the docs). To see an item without registering anything, pin the sample event from the docs with "set mock data" in the output panel.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -108,7 +102,7 @@ export class CampaignCallingTrigger implements INodeType {
 				default: ['call.ended'],
 				description: 'The events that start this workflow',
 				options: EVENT_TYPES.map(({ group, name, value, description }) => ({
-					name: `${GROUP_LABELS[group]}: ${name.replace(new RegExp(`^${GROUP_LABELS[group]} `), '')}`,
+					name: `${groupLabel(group)}: ${name.replace(new RegExp(`^${groupLabel(group)} `), '')}`,
 					value,
 					description,
 				})),
@@ -125,8 +119,7 @@ export class CampaignCallingTrigger implements INodeType {
 						name: 'includeHeaders',
 						type: 'boolean',
 						default: false,
-						description:
-							'Whether each item also carries the delivery\'s HTTP headers (under "headers"), without this node\'s secret. An event that has its own "headers" field keeps it, and its item then carries no delivery headers.',
+						description: 'Whether each item also carries the delivery\'s HTTP headers (under "headers"), without this node\'s secret. An event that has its own "headers" field keeps it, and its item then carries no delivery headers.',
 					},
 					{
 						displayName: 'Ignore Repeats',
@@ -142,8 +135,7 @@ export class CampaignCallingTrigger implements INodeType {
 						type: 'string',
 						default: '',
 						placeholder: 'e.g. data.call_id',
-						description:
-							'Used with \'Ignore Repeats\': the dot path of the field that identifies an event, such as data.call_id or event_id. Empty compares whole events. An event without this field is never treated as a repeat.',
+						description: 'Used with \'Ignore Repeats\': the dot path of the field that identifies an event, such as data.call_id or event_id. Empty compares whole events. An event without this field is never treated as a repeat.',
 					},
 					...deliveryLimitProperties.map((property) => ({
 						...property,
@@ -181,7 +173,7 @@ export class CampaignCallingTrigger implements INodeType {
 		const selected = keyedEvents(delivery.entries, request, events, keyPath);
 		const claim = await claimEvents(trigger, selected.map(({ key }) => key), response, sender);
 		if (claim === HUNG_UP) return { noWebhookResponse: true };
-		const toRun = selected.filter((_, index) => claim.toRun[index]);
+		const toRun = selected.filter((_, index) => claim[index]);
 		const repeats = keyPath ? selected.length - toRun.length : undefined;
 		if (toRun.length === 0) return { webhookResponse: acknowledgement(delivery.entries.length, 0, repeats) };
 		const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;

@@ -16,33 +16,30 @@ import {
 } from './registrations';
 import { checkWebhookReach } from './webhookReach';
 
-/** Whether every selected event has a module that still serves; refuses a webhook URL the service cannot reach. */
-export async function modulesExist(this: IHookFunctions): Promise<boolean> {
-	const { refusal } = await checkWebhookReach.call(this);
-	if (refusal) throw refusal;
+/** What activation needs: the selected events without a module that still serves, and what registering them takes; refuses a webhook URL the service cannot reach. */
+async function activationPlan(this: IHookFunctions) {
+	const warning = await checkWebhookReach.call(this);
 	const webhookUrl = this.getNodeWebhookUrl('default') as string;
 	const events = selectedEvents.call(this);
 	const limits = deliveryLimits.call(this);
 	// Checked here so a bad Repeat Key fails activation instead of every delivery.
 	repeatKeyPath.call(this, this.getNodeParameter('options', {}) as IDataObject);
-	const records = syncModuleRecords.call(this, thisTriggerKey.call(this));
-	const account = await currentAccount.call(this);
-	return events.every((event) => serves(currentModule(records, webhookUrl, event), limits, account));
-}
-
-export async function registerModules(this: IHookFunctions): Promise<boolean> {
-	const { refusal, warning } = await checkWebhookReach.call(this);
-	if (refusal) throw refusal;
-	if (warning) this.logger.warn(warning);
-	const webhookUrl = this.getNodeWebhookUrl('default') as string;
-	const events = selectedEvents.call(this);
-	const limits = deliveryLimits.call(this);
 	const trigger = thisTriggerKey.call(this);
 	const records = syncModuleRecords.call(this, trigger);
 	const account = await currentAccount.call(this);
+	const missing = events.filter((event) => !serves(currentModule(records, webhookUrl, event), limits, account));
+	return { missing, warning, webhookUrl, limits, trigger, account };
+}
 
-	for (const event of events) {
-		if (serves(currentModule(records, webhookUrl, event), limits, account)) continue;
+export async function modulesExist(this: IHookFunctions): Promise<boolean> {
+	const { missing } = await activationPlan.call(this);
+	return missing.length === 0;
+}
+
+export async function registerModules(this: IHookFunctions): Promise<boolean> {
+	const { missing, warning, webhookUrl, limits, trigger, account } = await activationPlan.call(this);
+	if (warning) this.logger.warn(warning);
+	for (const event of missing) {
 		// A secret per module: only the service knows it; a delivery names its module by it.
 		const secret = newSecret();
 		const created = await createWebhookModule.call(this, event, {

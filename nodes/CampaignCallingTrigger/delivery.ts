@@ -12,11 +12,7 @@ export const EVENT_HEADER = 'x-campaign-calling-event';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export function withoutSecret(headers: Record<string, unknown>): IDataObject {
-	const copy: IDataObject = {};
-	for (const [name, value] of Object.entries(headers)) {
-		if (name.toLowerCase() !== SECRET_HEADER) copy[name] = value as IDataObject[string];
-	}
-	return copy;
+	return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== SECRET_HEADER)) as IDataObject;
 }
 
 export interface DeliveryRequest {
@@ -39,11 +35,7 @@ export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 	const mediaType = contentType.split(';')[0].toLowerCase();
 	if (mediaType !== JSON_MEDIA_TYPE) {
 		const sent = mediaType === '' ? 'no Content-Type' : `Content-Type ${mediaType}`;
-		return {
-			ok: false,
-			statusCode: 415,
-			message: `The delivery came with ${sent}, whose body n8n does not read as JSON: send the event as a JSON object with Content-Type: application/json`,
-		};
+		return { ok: false, statusCode: 415, message: `The delivery came with ${sent}, whose body n8n does not read as JSON: send the event as a JSON object with Content-Type: application/json` };
 	}
 	const declaredLength = Number(request.headers['content-length'] ?? 0);
 	const size = request.rawBody?.length ?? declaredLength;
@@ -59,7 +51,6 @@ export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 		body = jsonParse<unknown>(request.rawBody.toString('utf8'), { fallbackValue: null });
 	}
 	const entries = Array.isArray(body) ? body : [body];
-	// null (also malformed JSON) and undefined are refused here too: neither is a plain object.
 	if (!entries.every((entry) => isPlainObject(entry))) {
 		return { ok: false, statusCode: 400, message: 'The body must be a JSON object or an array of objects' };
 	}

@@ -5,7 +5,8 @@ import { randomString } from 'n8n-workflow';
 import { credentialAccount } from '../shared/transport';
 import { isPlainObject } from '../shared/validation';
 import { SECRET_HEADER } from './delivery';
-import { BoundedMap, inFlightLifetimeMs } from './inFlight';
+import { BoundedMap } from './boundedMap';
+import { inFlightLifetimeMs } from './inFlight';
 import { triggerLogPrefix } from './parameters';
 
 /** This trigger node among all in the process's state: its workflow's id and its own. */
@@ -81,10 +82,6 @@ function storeKey(this: IHookFunctions | IWebhookFunctions): string {
 	return `campaignCallingTrigger:${this.getNode().id}`;
 }
 
-function storedRecords(this: IHookFunctions | IWebhookFunctions): unknown {
-	return (this.getWorkflowStaticData('global')[storeKey.call(this)] as IDataObject | undefined)?.modules;
-}
-
 /** The module `url` gets for `event` now: the newest registered for both (records are kept oldest first), or undefined. */
 export function currentModule(records: ModuleRecords, url: string, event: string): ModuleRecord | undefined {
 	const matching = Object.values(records).filter((record) => record.url === url && record.event === event);
@@ -121,19 +118,14 @@ export type Verdict = { accepted: true; advice?: string } | { accepted: false; r
  */
 export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, account: Account, url: string | undefined, now = Date.now()): Verdict {
 	const module = `webhook module ${moduleName(sender)} (${sender.event})`;
+	const refused = (why: string): Verdict => ({ accepted: false, reason: `refused a delivery through ${module}: ${why}` });
 	if (!account.owns(sender.account)) {
-		return {
-			accepted: false,
-			reason: `refused a delivery through ${module}: it was registered with another account than the credential's now. To register at the current account, ${REPUBLISH}; the service keeps the old module, which the provider can remove by its id.`,
-		};
+		return refused(`it was registered with another account than the credential's now. To register at the current account, ${REPUBLISH}; the service keeps the old module, which the provider can remove by its id.`);
 	}
 	if (url !== undefined && sender.url !== url) {
 		const successor = currentModule(records, url, sender.event);
 		if (successor !== undefined && account.owns(successor.account)) {
-			return {
-				accepted: false,
-				reason: `refused a delivery through ${module}: it was registered for the earlier webhook URL ${sender.url}; module ${moduleName(successor)} delivers to ${url}.`,
-			};
+			return refused(`it was registered for the earlier webhook URL ${sender.url}; module ${moduleName(successor)} delivers to ${url}.`);
 		}
 		return {
 			accepted: true,
@@ -145,10 +137,7 @@ export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, acco
 	);
 	// A replaced module keeps delivering the events it already tried, for its own retry window.
 	if (successor !== undefined && now >= successor.registeredAt + inFlightLifetimeMs(sender)) {
-		return {
-			accepted: false,
-			reason: `refused a delivery through ${module}: module ${moduleName(successor)} replaced it on ${new Date(successor.registeredAt).toISOString()} (Timeout or Retry Limit changed), and its retries have ended.`,
-		};
+		return refused(`module ${moduleName(successor)} replaced it on ${new Date(successor.registeredAt).toISOString()} (Timeout or Retry Limit changed), and its retries have ended.`);
 	}
 	return { accepted: true };
 }
@@ -185,32 +174,35 @@ export function rememberRegistration(trigger: string, record: ModuleRecord): voi
 
 /** The stored records, those this process read of the trigger's records before, and its own registrations. */
 export function currentModuleRecords(this: IHookFunctions | IWebhookFunctions, trigger: string): ModuleRecords {
-	return recallRegistrations(trigger, readModuleRecords(storedRecords.call(this))).records;
+	return recallRegistrations(trigger, storedModuleRecords.call(this));
 }
 
 /** As currentModuleRecords, and written into static data where this process's registrations or reads fill its gaps. */
 export function syncModuleRecords(this: IHookFunctions, trigger: string): ModuleRecords {
-	const { records, changed } = recallRegistrations(trigger, readModuleRecords(storedRecords.call(this)));
-	if (changed) this.getWorkflowStaticData('global')[storeKey.call(this)] = { modules: structuredClone(records) as unknown as IDataObject };
+	const stored = storedModuleRecords.call(this);
+	const records = recallRegistrations(trigger, stored);
+	const verifiers = Object.keys(records);
+	if (verifiers.length !== Object.keys(stored).length || verifiers.some((verifier) => stored[verifier] === undefined)) {
+		this.getWorkflowStaticData('global')[storeKey.call(this)] = { modules: structuredClone(records) as unknown as IDataObject };
+	}
 	return records;
 }
 
-function recallRegistrations(trigger: string, stored: ModuleRecords): { records: ModuleRecords; changed: boolean } {
+function recallRegistrations(trigger: string, stored: ModuleRecords): ModuleRecords {
 	// A module is never removed at the service, so every record once read or registered still holds.
 	const read = { ...storedModulesSeen.get(trigger), ...stored };
 	storedModulesSeen.set(trigger, read);
 	const all = Object.values({ ...read, ...registeredModules.get(trigger) }).sort((a, b) => a.registeredAt - b.registeredAt);
 	const records: ModuleRecords = {};
 	for (const record of all.slice(-MAX_RECORDS)) records[record.verifier] = { ...record };
-	const changed = Object.keys(records).length !== Object.keys(stored).length || Object.keys(records).some((verifier) => stored[verifier] === undefined);
-	return { records, changed };
+	return records;
 }
 
 /** The records of stored static data that are whole: static data is the user's workflow, edited, imported or damaged. */
-function readModuleRecords(value: unknown): ModuleRecords {
+function storedModuleRecords(this: IHookFunctions | IWebhookFunctions): ModuleRecords {
+	const stored = (this.getWorkflowStaticData('global')[storeKey.call(this)] as IDataObject | undefined)?.modules;
 	const records: ModuleRecords = {};
-	if (!isPlainObject(value)) return records;
-	for (const record of Object.values(value)) {
+	for (const record of isPlainObject(stored) ? Object.values(stored) : []) {
 		const { url, event, verifier, timeout, retryLimit, account, registeredAt, moduleId } = (record ?? {}) as Partial<Record<keyof ModuleRecord, unknown>>;
 		const texts = [url, event, verifier, account];
 		if (!texts.every((text) => typeof text === 'string' && text !== '') || ![timeout, retryLimit, registeredAt].every((number) => typeof number === 'number')) continue;

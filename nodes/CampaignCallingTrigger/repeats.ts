@@ -11,11 +11,10 @@ import { thisTriggerKey } from './registrations';
 /** How many keys n8n's store keeps per trigger; older ones are forgotten first. */
 export const REMEMBERED_KEYS = 10_000;
 
-/** One trigger's store updates, one after another; an entry lives only while they run. */
-const storeQueues = new Map<string, Promise<unknown>>();
-
-/** 96 bits of a key's SHA-256: two of 10,000 keys share one with a chance below 1 in 10^20. */
-const HASH_CHARS = 16;
+/** 96 bits of SHA-256: two of 10,000 keys share one with a chance below 1 in 10^20. */
+function shortHash(text: string): string {
+	return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+}
 
 export interface KeyedEvent {
 	entry: IDataObject;
@@ -96,10 +95,7 @@ function decimalValue(text: string): string | undefined {
 export function repeatKeyHash(event: unknown, path: string[], eventType: string): string | undefined {
 	const value = valueAtPath(event, path, (value) => value instanceof ExactNumber);
 	if (value === undefined || value === null || value === '') return undefined;
-	return createHash('sha256')
-		.update(`${eventType}\n${canonicalJson(value)}`)
-		.digest('base64url')
-		.slice(0, HASH_CHARS);
+	return shortHash(`${eventType}\n${canonicalJson(value)}`);
 }
 
 /** JSON with object keys sorted, so one event hashes the same whatever order its fields arrive in. */
@@ -126,25 +122,19 @@ export interface KeyStore {
 /** Keys found recorded are read again this much later: another process's cancelled execution may take its key back. */
 export const REREAD_DELAY_MS = 1000;
 
+/** Per trigger, its store update running now; an entry lives only while updates run. */
+const storeQueues = new Map<string, Promise<unknown>>();
+
 /** One trigger's store updates in turn: n8n's store reads, changes and writes back its list without a lock. */
 async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T> {
-	const previous = storeQueues.get(trigger) ?? Promise.resolve();
-	const run = previous.then(task, task);
-	const settled = run.then(
-		() => undefined,
-		() => undefined,
-	);
+	const run = (storeQueues.get(trigger) ?? Promise.resolve()).then(task);
+	const settled = run.catch(() => undefined);
 	storeQueues.set(trigger, settled);
 	try {
 		return await run;
 	} finally {
 		if (storeQueues.get(trigger) === settled) storeQueues.delete(trigger);
 	}
-}
-
-/** Names the execution beside its key: n8n 1.x re-runs a stalled queue-mode job, which must know its own keys. */
-function companionKey(key: string, execution: string): string {
-	return createHash('sha256').update(`${key}\n${execution}`).digest('base64url').slice(0, HASH_CHARS);
 }
 
 /** Which events are repeats, the others recorded; throws when n8n cannot record them, so it answers 500 and the event comes again. */
@@ -188,46 +178,39 @@ export async function checkAndRecordKeys(
 		if (key !== undefined && !firstOccurrence.has(key)) firstOccurrence.set(key, index);
 	});
 	if (firstOccurrence.size === 0) return keys.map(() => false);
-
-	const companion = (key: string) => companionKey(key, execution);
 	const unique = [...firstOccurrence.keys()];
-	let turn = await recordTurn(store, trigger, unique, companion, cancelled);
+	// Names the execution beside its key: n8n 1.x re-runs a stalled queue-mode job, which must know its own keys.
+	const companion = (key: string) => shortHash(`${key}\n${execution}`);
+
+	/**
+	 * One turn of the trigger's store queue: the keys this execution runs and those another recorded. A key
+	 * found in the first turn is never this execution's own in the second (another write may restore its companion).
+	 */
+	const recordTurn = async (foundBefore?: Set<string>) =>
+		await oneAtATime(trigger, async () => {
+			// Waiting for the trigger's earlier updates may have outlasted the execution.
+			if (cancelled()) return undefined;
+			// Each companion before its key: an entry added for a moment pushes out a companion, not a key.
+			const recorded = new Set((await recordInStore(store, unique.flatMap((key) => [companion(key), key]))).new.map(String));
+			const toRun = unique.filter((key) => recorded.has(key) || (!recorded.has(companion(key)) && foundBefore?.has(key) !== true));
+			const running = new Set(toRun);
+			const found = unique.filter((key) => !running.has(key));
+			const recordedNew = unique.filter((key) => recorded.has(key)).flatMap((key) => [companion(key), key]);
+			const cancelledNow = cancelled();
+			const takeBack = found.map(companion);
+			if (cancelledNow || (foundBefore === undefined && found.length > 0)) takeBack.push(...recordedNew);
+			if (takeBack.length > 0) await store.remove(takeBack);
+			return cancelledNow ? undefined : { toRun, found };
+		});
+
+	let turn = await recordTurn();
 	if (turn !== undefined && turn.found.length > 0) {
 		await store.settle?.();
-		turn = await recordTurn(store, trigger, unique, companion, cancelled, new Set(turn.found));
+		turn = await recordTurn(new Set(turn.found));
 	}
 	if (turn === undefined) return undefined;
 	const toRun = new Set(turn.toRun);
 	return keys.map((key, index) => key !== undefined && (firstOccurrence.get(key) !== index || !toRun.has(key)));
-}
-
-/**
- * One turn of the trigger's store queue: the keys this execution runs and those another recorded.
- * A key found in the first turn is never this execution's own in the second (another write may restore its companion).
- */
-async function recordTurn(
-	store: KeyStore,
-	trigger: string,
-	keys: string[],
-	companion: (key: string) => string,
-	cancelled: () => boolean,
-	foundBefore?: Set<string>,
-): Promise<{ toRun: string[]; found: string[] } | undefined> {
-	return await oneAtATime(trigger, async () => {
-		// Waiting for the trigger's earlier updates may have outlasted the execution.
-		if (cancelled()) return undefined;
-		// Each companion before its key: an entry added for a moment pushes out a companion, not a key.
-		const recorded = new Set((await recordInStore(store, keys.flatMap((key) => [companion(key), key]))).new.map(String));
-		const toRun = keys.filter((key) => recorded.has(key) || (!recorded.has(companion(key)) && foundBefore?.has(key) !== true));
-		const running = new Set(toRun);
-		const found = keys.filter((key) => !running.has(key));
-		const recordedNew = keys.filter((key) => recorded.has(key)).flatMap((key) => [companion(key), key]);
-		const cancelledNow = cancelled();
-		const takeBack = found.map(companion);
-		if (cancelledNow || (foundBefore === undefined && found.length > 0)) takeBack.push(...recordedNew);
-		if (takeBack.length > 0) await store.remove(takeBack);
-		return cancelledNow ? undefined : { toRun, found };
-	});
 }
 
 /** The unique-key refusal as Postgres, SQLite and MySQL word it. */

@@ -45,33 +45,29 @@ function ipv4Of(host: string): number[] | undefined {
 }
 
 /**
- * Checked before anything is registered, since a module stays at the service for good: `refusal` where no
- * delivery can arrive, `warning` (one log line) where one may not.
+ * Checked before anything is registered, since a module stays at the service for good: throws where no
+ * delivery can arrive; the warning (one log line) where one may not.
  */
-export async function checkWebhookReach(this: IHookFunctions): Promise<{ refusal?: NodeOperationError; warning?: string }> {
+export async function checkWebhookReach(this: IHookFunctions): Promise<string | undefined> {
 	const webhookUrl = this.getNodeWebhookUrl('default');
-	if (webhookUrl === undefined) return {};
+	if (webhookUrl === undefined) return undefined;
 	const webhook = parseHttpUrl(webhookUrl);
 	if (webhook === undefined) {
-		const refusal = new NodeOperationError(
+		throw new NodeOperationError(
 			this.getNode(),
 			`The service cannot reach n8n's webhook URL ${webhookUrl}: it is not an http:// or https:// address, so no delivery could ever arrive (n8n's webhook URL setting lacks its scheme). Set ${VARIABLE} to the full address at which the service reaches n8n, for example https://n8n.example.com/, and restart n8n: ${CHECKLIST} . ${NOTHING_REGISTERED}`,
 			{ description: `n8n puts the webhook URL setting, as it is, before /webhook/ in every webhook URL. See ${WEBHOOK_URL_DOCS}` },
 		);
-		return { refusal };
 	}
 	const service = await credentialBaseUrl(this).then(parseHttpUrl, () => undefined);
-	if (service === undefined) return {};
+	if (service === undefined) return undefined;
 	const [webhookReach, serviceReach] = [reachOf(webhook.hostname), reachOf(service.hostname)];
 	if (webhookReach === 'loopback' && serviceReach !== 'loopback') {
-		const refusal = new NodeOperationError(
+		throw new NodeOperationError(
 			this.getNode(),
 			`The service cannot reach n8n's webhook URL ${webhookUrl}: ${webhook.hostname} is a loopback address, and the service (${service.host}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set ${VARIABLE} to the address at which the service reaches n8n, and restart n8n: ${CHECKLIST} . ${NOTHING_REGISTERED}`,
-			{
-				description: `n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ (WEBHOOK_URL before n8n 2.35) behind a reverse proxy. See ${WEBHOOK_URL_DOCS}`,
-			},
+			{ description: `n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ (WEBHOOK_URL before n8n 2.35) behind a reverse proxy. See ${WEBHOOK_URL_DOCS}` },
 		);
-		return { refusal };
 	}
 	const findings: string[] = [];
 	if (webhook.protocol === 'http:' && service.protocol === 'https:') {
@@ -85,8 +81,6 @@ export async function checkWebhookReach(this: IHookFunctions): Promise<{ refusal
 	if (webhookReach === 'private' && serviceReach === 'public') {
 		findings.push(`is on a local network (${webhook.hostname}) while the service (${service.host}) is not: the service reaches it only if it shares that network`);
 	}
-	if (findings.length === 0) return {};
-	return {
-		warning: `${triggerLogPrefix.call(this)} n8n's webhook URL ${webhookUrl} ${findings.join('; it ')}. If that is not the https address at which the service reaches n8n, set ${VARIABLE} to it, restart n8n and activate again: ${CHECKLIST} . Modules registered with this URL stay at the service.`,
-	};
+	if (findings.length === 0) return undefined;
+	return `${triggerLogPrefix.call(this)} n8n's webhook URL ${webhookUrl} ${findings.join('; it ')}. If that is not the https address at which the service reaches n8n, set ${VARIABLE} to it, restart n8n and activate again: ${CHECKLIST} . Modules registered with this URL stay at the service.`;
 }

@@ -6,7 +6,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { BoundedMap, HUNG_UP, cacheRecordedKeys, claimEvents, inFlightEvent, isRecordedRepeat, triggerEventKey } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { HUNG_UP, claimEvents, inFlightEvent } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/keyCache';
 
 import { repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
@@ -23,7 +24,7 @@ afterAll(async () => simulator.close());
 const IN_FLIGHT_MARGIN_MS = 60_000;
 
 /** The answer an in-flight event's retry would wait for, if the event is in flight. */
-const earlierAnswer = (trigger: string, hash: string) => inFlightEvent(triggerEventKey(trigger, hash))?.answered;
+const earlierAnswer = (trigger: string, hash: string) => inFlightEvent(trigger, hash)?.answered;
 
 const credentials = () => ({ baseUrl: simulator.url, apiKey: DEMO.apiKey });
 
@@ -360,10 +361,13 @@ describe('how long and how many in-flight events a retry relies on', () => {
 			const earlier = new FakeResponse();
 			const later = new FakeResponse();
 			void claimEvents('replace-trigger', ['same-event'], earlier as unknown as Response, lastAttemptWindow);
+			const earlierRecord = earlierAnswer('replace-trigger', 'same-event');
 			const takingOver = claimEvents('replace-trigger', ['same-event'], later as unknown as Response, lastAttemptWindow);
 			await jest.advanceTimersByTimeAsync(3000);
-			await expect(takingOver).resolves.toEqual({ toRun: [true], takesOver: ['same-event'] });
+			await expect(takingOver).resolves.toEqual([true]);
 			const laterAnswer = earlierAnswer('replace-trigger', 'same-event');
+			expect(laterAnswer).toBeDefined();
+			expect(laterAnswer).not.toBe(earlierRecord);
 			earlier.status(500).end();
 			await new Promise((resolve) => setImmediate(resolve));
 			expect(earlierAnswer('replace-trigger', 'same-event')).toBe(laterAnswer);
@@ -387,14 +391,18 @@ describe('how long and how many in-flight events a retry relies on', () => {
 				await expect(retry).resolves.toBe(HUNG_UP);
 			}
 			// The sender's last attempt takes the event over after half its Timeout; the next one is counted after it.
+			const firstAnswer = earlierAnswer('count-trigger', 'counted');
 			const last = claimEvents('count-trigger', ['counted'], response(), WINDOW);
 			await jest.advanceTimersByTimeAsync(3000);
-			await expect(last).resolves.toEqual({ toRun: [true], takesOver: ['counted'] });
+			await expect(last).resolves.toEqual([true]);
+			const lastAnswer = earlierAnswer('count-trigger', 'counted');
+			expect([lastAnswer === undefined, lastAnswer === firstAnswer]).toEqual([false, false]);
 			const afterLast = claimEvents('count-trigger', ['counted'], response(), WINDOW);
 			await jest.advanceTimersByTimeAsync(2999);
 			expect(await isPending(afterLast)).toBe(true);
 			await jest.advanceTimersByTimeAsync(1);
-			await expect(afterLast).resolves.toEqual({ toRun: [true], takesOver: ['counted'] });
+			await expect(afterLast).resolves.toEqual([true]);
+			expect(earlierAnswer('count-trigger', 'counted')).not.toBe(lastAnswer);
 		} finally {
 			jest.useRealTimers();
 		}
@@ -421,7 +429,9 @@ describe('a retry waiting for earlier answers', () => {
 		const retry = claimEvents('mixed-trigger', ['accepted', 'failed'], waiting() as unknown as Response, WINDOW);
 		accepting.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
 		failing.status(500).end();
-		await expect(retry).resolves.toStrictEqual({ toRun: [false, true], takesOver: ['failed'] });
+		await expect(retry).resolves.toStrictEqual([false, true]);
+		// The failed event is in flight again, through the retry; the accepted one is done.
+		expect([earlierAnswer('mixed-trigger', 'accepted'), earlierAnswer('mixed-trigger', 'failed')].map(Boolean)).toEqual([false, true]);
 	});
 
 	it('whose earlier deliveries were all accepted runs nothing', async () => {
@@ -429,7 +439,8 @@ describe('a retry waiting for earlier answers', () => {
 		void claimEvents('accepted-trigger', ['a', 'b'], accepting as unknown as Response, WINDOW);
 		const retry = claimEvents('accepted-trigger', ['a', 'b'], waiting() as unknown as Response, WINDOW);
 		accepting.json({ status: 'ok', received: 2, accepted: 2, repeats: 0 });
-		await expect(retry).resolves.toStrictEqual({ toRun: [false, false], takesOver: [] });
+		await expect(retry).resolves.toStrictEqual([false, false]);
+		expect([earlierAnswer('accepted-trigger', 'a'), earlierAnswer('accepted-trigger', 'b')]).toEqual([undefined, undefined]);
 	});
 
 	it('whose earlier delivery was accepted with its event found in n8n\'s store already runs nothing', async () => {
@@ -438,14 +449,19 @@ describe('a retry waiting for earlier answers', () => {
 		const retry = claimEvents('stored-trigger', ['known'], waiting() as unknown as Response, WINDOW);
 		// An answer with a repeat webhook() did not know of: the key is not cached, yet the event was recorded.
 		accepting.json({ status: 'ok', received: 1, accepted: 0, repeats: 1 });
-		await expect(retry).resolves.toStrictEqual({ toRun: [false], takesOver: [] });
+		await expect(retry).resolves.toStrictEqual([false]);
+		expect(earlierAnswer('stored-trigger', 'known')).toBeUndefined();
 	});
 
 	it('with an event that has no key, or none in flight, does not wait', async () => {
 		const earlier = waiting();
 		void claimEvents('keyless-trigger', ['held'], earlier as unknown as Response, WINDOW);
-		await expect(claimEvents('keyless-trigger', ['held', undefined], waiting() as unknown as Response, WINDOW)).resolves.toStrictEqual({ toRun: [true, true], takesOver: [] });
-		await expect(claimEvents('keyless-trigger', ['held', 'other'], waiting() as unknown as Response, WINDOW)).resolves.toStrictEqual({ toRun: [true, true], takesOver: ['other'] });
+		const heldAnswer = earlierAnswer('keyless-trigger', 'held');
+		await expect(claimEvents('keyless-trigger', ['held', undefined], waiting() as unknown as Response, WINDOW)).resolves.toStrictEqual([true, true]);
+		await expect(claimEvents('keyless-trigger', ['held', 'other'], waiting() as unknown as Response, WINDOW)).resolves.toStrictEqual([true, true]);
+		// The event in flight stays tied to its earlier delivery; only the other is marked in flight by the last.
+		expect(earlierAnswer('keyless-trigger', 'held')).toBe(heldAnswer);
+		expect(earlierAnswer('keyless-trigger', 'other')).toBeDefined();
 		earlier.end();
 	});
 
@@ -456,7 +472,8 @@ describe('a retry waiting for earlier answers', () => {
 		const retry = claimEvents('half-recorded-trigger', ['recorded', 'held'], waiting() as unknown as Response, WINDOW);
 		expect(await isPending(retry)).toBe(true);
 		held.json({ status: 'ok', received: 1, accepted: 1, repeats: 0 });
-		await expect(retry).resolves.toStrictEqual({ toRun: [false, false], takesOver: [] });
+		await expect(retry).resolves.toStrictEqual([false, false]);
+		expect(earlierAnswer('half-recorded-trigger', 'held')).toBeUndefined();
 	});
 
 	it('whose sender already hung up does not wait: no answer, whatever the earlier deliveries get', async () => {
@@ -480,7 +497,8 @@ describe('a retry waiting for earlier answers', () => {
 	it('a delivery that runs only its new events caches them when its answer\'s repeats are the ones webhook() knew', async () => {
 		await recordThroughAClaim('known-repeat-trigger', 'recorded');
 		const mixed = waiting();
-		await expect(claimEvents('known-repeat-trigger', ['recorded', 'new'], mixed as unknown as Response, WINDOW)).resolves.toStrictEqual({ toRun: [false, true], takesOver: ['new'] });
+		await expect(claimEvents('known-repeat-trigger', ['recorded', 'new'], mixed as unknown as Response, WINDOW)).resolves.toStrictEqual([false, true]);
+		expect([earlierAnswer('known-repeat-trigger', 'recorded'), earlierAnswer('known-repeat-trigger', 'new')].map(Boolean)).toEqual([false, true]);
 		mixed.json({ status: 'ok', received: 2, accepted: 1, repeats: 1 });
 		await new Promise(setImmediate);
 		expect(isRecordedRepeat('known-repeat-trigger', 'new')).toBe(true);
@@ -491,96 +509,5 @@ describe('a retry waiting for earlier answers', () => {
 		const end = response.end;
 		void claimEvents('no-events-trigger', [], response as unknown as Response, { timeout: 30, retryLimit: 3 });
 		expect(response.end).toBe(end);
-	});
-});
-
-/** The cache's bounds, as docs/trigger.md states them ("What a repeat costs"). */
-const CACHED_KEYS_PER_TRIGGER = 5_000;
-const MAX_CACHED_KEYS = 50_000;
-const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
-
-afterEach(() => jest.useRealTimers());
-
-describe('the keys a process caches', () => {
-	it(`are bounded across all triggers (${MAX_CACHED_KEYS.toLocaleString('en-US')}), so a deactivated or deleted trigger's keys age out`, () => {
-		cacheRecordedKeys('deleted-workflow:node', ['gone']);
-		const busyTriggers = MAX_CACHED_KEYS / CACHED_KEYS_PER_TRIGGER;
-		for (let trigger = 0; trigger < busyTriggers; trigger++) {
-			cacheRecordedKeys(`busy-workflow-${trigger}:node`, Array.from({ length: CACHED_KEYS_PER_TRIGGER }, (_, index) => `key-${index}`));
-		}
-		expect(isRecordedRepeat('deleted-workflow:node', 'gone')).toBe(false);
-		expect(isRecordedRepeat('busy-workflow-0:node', 'key-0')).toBe(true);
-		expect(isRecordedRepeat(`busy-workflow-${busyTriggers - 1}:node`, `key-${CACHED_KEYS_PER_TRIGGER - 1}`)).toBe(true);
-	});
-
-	it('leave the bound over all triggers as a trigger\'s own bound pushes its keys out, so other triggers\' keys stay', () => {
-		cacheRecordedKeys('quiet-workflow:node', ['kept']);
-		// Twice its share: the first half leaves the trigger, and must leave the bound over all triggers too.
-		cacheRecordedKeys('chatty-workflow:node', Array.from({ length: 2 * CACHED_KEYS_PER_TRIGGER }, (_, index) => `key-${index}`));
-		const othersToFillTheBound = (MAX_CACHED_KEYS - 2 * CACHED_KEYS_PER_TRIGGER) / CACHED_KEYS_PER_TRIGGER;
-		for (let trigger = 0; trigger < othersToFillTheBound; trigger++) {
-			cacheRecordedKeys(`other-workflow-${trigger}:node`, Array.from({ length: CACHED_KEYS_PER_TRIGGER }, (_, index) => `key-${index}`));
-		}
-		expect(isRecordedRepeat('quiet-workflow:node', 'kept')).toBe(true);
-	});
-
-	it('leave the triggers bound with a trigger whose last key went, so it takes no other trigger\'s place', () => {
-		cacheRecordedKeys('first-workflow:node', ['kept']);
-		cacheRecordedKeys('emptied-workflow:node', ['aged']);
-		cacheRecordedKeys('emptied-workflow:node', ['found-in-store'], false);
-		// One key each for as many other triggers as the cache holds keys, but for the first trigger's.
-		for (let trigger = 0; trigger < MAX_CACHED_KEYS - 1; trigger++) cacheRecordedKeys(`one-key-workflow-${trigger}:node`, ['k']);
-		expect(isRecordedRepeat('first-workflow:node', 'kept')).toBe(true);
-	});
-
-	it('lose the first recorded first, as n8n\'s store does: a key cached again keeps its place', () => {
-		cacheRecordedKeys('fifo:node', ['first']);
-		for (let index = 1; index < CACHED_KEYS_PER_TRIGGER; index++) cacheRecordedKeys('fifo:node', [`k-${index}`]);
-		cacheRecordedKeys('fifo:node', ['first']);
-		cacheRecordedKeys('fifo:node', ['one-more']);
-		expect([isRecordedRepeat('fifo:node', 'first'), isRecordedRepeat('fifo:node', 'k-1'), isRecordedRepeat('fifo:node', 'one-more')]).toEqual([false, true, true]);
-	});
-
-	it('cost each delivery work in proportion to its own keys, not to the keys remembered', () => {
-		// Counted in Map operations: a delivery of one key does a handful, whether 1 or 5,000 keys are cached (the trigger's share full, so one is evicted).
-		const operations = (cached: number) => {
-			cacheRecordedKeys('counted:node', Array.from({ length: cached }, (_, index) => `k-${cached}-${index}`));
-			const spies = [jest.spyOn(Map.prototype, 'get'), jest.spyOn(Map.prototype, 'has'), jest.spyOn(Map.prototype, 'set'), jest.spyOn(Map.prototype, 'delete'), jest.spyOn(Map.prototype, 'keys')];
-			isRecordedRepeat('counted:node', `new-${cached}`);
-			cacheRecordedKeys('counted:node', [`new-${cached}`]);
-			const count = spies.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
-			spies.forEach((spy) => spy.mockRestore());
-			return count;
-		};
-		expect(operations(1)).toBeLessThanOrEqual(16);
-		expect(operations(CACHED_KEYS_PER_TRIGGER)).toBeLessThanOrEqual(16);
-	});
-
-	it('a delivery found in the store ages the cached keys: 5,000 keys handed to executions here, cached or not, push the oldest out', () => {
-		cacheRecordedKeys('aging:node', ['oldest', 'next']);
-		cacheRecordedKeys('aging:node', ['found-in-store'], false);
-		expect([isRecordedRepeat('aging:node', 'oldest'), isRecordedRepeat('aging:node', 'next'), isRecordedRepeat('aging:node', 'found-in-store')]).toEqual([false, true, false]);
-	});
-});
-
-describe('the keys a process caches, in time', () => {
-	it(`keep a key ${CACHED_KEY_LIFETIME_MS / 60_000} minutes`, () => {
-		jest.useFakeTimers({ now: 5_000_000 });
-		cacheRecordedKeys('aged:node', ['k']);
-		jest.advanceTimersByTime(CACHED_KEY_LIFETIME_MS - 1);
-		expect(isRecordedRepeat('aged:node', 'k')).toBe(true);
-		jest.advanceTimersByTime(1);
-		expect(isRecordedRepeat('aged:node', 'k')).toBe(false);
-	});
-});
-
-describe('a bounded map', () => {
-	it('forgets its oldest entry first past its size limit; setting a key again makes it the newest', () => {
-		const map = new BoundedMap<string, number>(2);
-		map.set('a', 1);
-		map.set('b', 2);
-		map.set('a', 3);
-		map.set('c', 4);
-		expect([map.get('a'), map.get('b'), map.get('c')]).toEqual([3, undefined, 4]);
 	});
 });
