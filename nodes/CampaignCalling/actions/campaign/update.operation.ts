@@ -13,7 +13,7 @@ import {
 } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
 import type { UpdateField } from './updateFields';
-import { UPDATE_FIELDS, toProperty } from './updateFields';
+import { UPDATE_FIELDS, UPDATE_FIELD_PROPERTIES, serviceName } from './updateFields';
 
 const properties: INodeProperties[] = [
 	campaignIdProperty,
@@ -31,12 +31,12 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Field',
 		default: {},
 		description: 'Only the fields you add here are sent; the others keep their current values',
-		// In the groups' order, not alphabetical: n8n lists a collection's options as given.
-		options: UPDATE_FIELDS.map(toProperty),
+		options: UPDATE_FIELD_PROPERTIES,
 	},
 ];
 
-function convert(field: UpdateField, value: unknown): unknown {
+/** A field's value as the update body takes it, or an error naming the field. */
+function toBodyValue(field: UpdateField, value: unknown): unknown {
 	const label = `Update Fields → ${field.displayName}`;
 	switch (field.kind) {
 		case 'text':
@@ -82,7 +82,7 @@ export const operation: PerItemOperation<PreparedUpdate> = {
 				field.kind === 'webhookFlow'
 					? this.getNodeParameter(`updateFields.${field.name}`, itemIndex, undefined, { extractValue: true })
 					: updateFields[field.name];
-			body[field.serviceName] = convert(field, value) as IDataObject[string];
+			body[serviceName(field)] = toBodyValue(field, value) as IDataObject[string];
 		}
 		if (Object.keys(body).length === 0) {
 			throw new InvalidInputError(
