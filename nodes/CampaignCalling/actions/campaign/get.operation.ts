@@ -23,7 +23,6 @@ const SIMPLIFIED_CAMPAIGN_FIELDS = [
 const LEADING_FIELDS = ['id', 'name', 'status'] as const;
 
 export const operation: PerItemOperation<{ campaignId: string; simplify: boolean }> = {
-	kind: 'perItem',
 	value: 'get',
 	title: 'Get Campaign',
 	name: 'Get',
@@ -38,9 +37,9 @@ export const operation: PerItemOperation<{ campaignId: string; simplify: boolean
 		};
 	},
 
-	async send({ campaignId, simplify }, call) {
+	async send({ campaignId, simplify }, request) {
 		const campaign = (await serviceRequest.call(this, {
-			...call,
+			...request,
 			method: 'GET',
 			path: `/v1/campaigns/by-id/${encodeURIComponent(campaignId)}`,
 			answer: { data: 'record', names: 'a campaign record' },

@@ -63,7 +63,6 @@ interface PreparedUpdate {
 }
 
 export const operation: PerItemOperation<PreparedUpdate> = {
-	kind: 'perItem',
 	value: 'update',
 	title: 'Update Campaign',
 	name: 'Update',
@@ -95,11 +94,11 @@ export const operation: PerItemOperation<PreparedUpdate> = {
 		return { campaignId, body };
 	},
 
-	async send({ campaignId, body }, call) {
+	async send({ campaignId, body }, request) {
 		// Only the fields in `body` are sent. docs/service-interface.md shows no answer body, so it is
 		// handed on as it came.
 		const answer = await serviceRequest.call(this, {
-			...call,
+			...request,
 			method: 'POST',
 			path: `/v1/campaigns/update/${encodeURIComponent(campaignId)}`,
 			body,

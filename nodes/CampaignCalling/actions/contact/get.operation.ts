@@ -39,7 +39,6 @@ const properties: INodeProperties[] = [
 ];
 
 export const operation: PerItemOperation<{ contactId: string; simplify: boolean }> = {
-	kind: 'perItem',
 	value: 'get',
 	title: 'Get Contact',
 	name: 'Get',
@@ -54,9 +53,9 @@ export const operation: PerItemOperation<{ contactId: string; simplify: boolean 
 		};
 	},
 
-	async send({ contactId, simplify }, call) {
+	async send({ contactId, simplify }, request) {
 		const contact = (await serviceRequest.call(this, {
-			...call,
+			...request,
 			method: 'GET',
 			path: `/contacts/${encodeURIComponent(contactId)}`,
 			answer: { data: 'record', names: 'a contact record' },

@@ -30,7 +30,6 @@ interface PreparedIntegration {
 const integrationTypeValues = INTEGRATION_TYPES.map((option) => String(option.value));
 
 export const operation: PerItemOperation<PreparedIntegration> = {
-	kind: 'perItem',
 	value: 'create',
 	title: 'Create Integration',
 	name: 'Create',
@@ -43,9 +42,9 @@ export const operation: PerItemOperation<PreparedIntegration> = {
 		return { type, settings: readDeliverySettings(this, itemIndex) };
 	},
 
-	async send({ type, settings }, call) {
+	async send({ type, settings }, request) {
 		return (await serviceRequest.call(this, {
-			...call,
+			...request,
 			method: 'POST',
 			path: '/v1/modules/integration',
 			body: { type, settings: deliverySettingsBody(settings, 'webhook_method') },

@@ -56,7 +56,6 @@ interface PreparedListing {
 }
 
 export const operation: PerItemOperation<PreparedListing> = {
-	kind: 'perItem',
 	value: 'getAll',
 	title: 'Get Many Webhook Flows',
 	name: 'Get Many',
@@ -76,8 +75,8 @@ export const operation: PerItemOperation<PreparedListing> = {
 		return { workspaceId, limit, simplify: readSimplify(this, itemIndex) };
 	},
 
-	async send({ workspaceId, limit, simplify }, call) {
-		const flows = await listWebhookFlows.call(this, { workspaceId }, call);
+	async send({ workspaceId, limit, simplify }, request) {
+		const flows = await listWebhookFlows.call(this, { workspaceId }, request);
 		// docs/service-interface.md shows no paging: the service returns the whole listing, and Limit
 		// (when Return All is off) trims it here.
 		return flows.slice(0, limit).map((flow) =>

@@ -28,7 +28,6 @@ interface PreparedWebhookModule {
 }
 
 export const operation: PerItemOperation<PreparedWebhookModule> = {
-	kind: 'perItem',
 	value: 'create',
 	title: 'Create Webhook Module',
 	name: 'Create',
@@ -41,7 +40,7 @@ export const operation: PerItemOperation<PreparedWebhookModule> = {
 		return { eventType, settings: readDeliverySettings(this, itemIndex) };
 	},
 
-	async send({ eventType, settings }, call) {
-		return await createWebhookModule.call(this, eventType, settings, call);
+	async send({ eventType, settings }, request) {
+		return await createWebhookModule.call(this, eventType, settings, request);
 	},
 };

@@ -11,7 +11,6 @@ import { webhookModule } from '../../../../nodes/CampaignCalling/actions/webhook
 /** An operation with only what the description needs, for the resource's own tests. */
 function operation(value: string, title: string, properties: INodeProperties[] = []): PerItemOperation<null> {
 	return {
-		kind: 'perItem',
 		value,
 		title,
 		name: title.split(' ')[0],
