@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { InvalidInputError, refusedInputError } from '../../shared/validation';
-import type { Resource } from './resource';
+import type { Resource } from './resources';
 import { readRequestOptions } from './shared/requestOptions';
 import type { Failures, ItemResult, RequestSettings } from './types';
 

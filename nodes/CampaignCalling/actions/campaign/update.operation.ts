@@ -62,7 +62,7 @@ interface PreparedUpdate {
 	body: IDataObject;
 }
 
-export const operation: PerItemOperation<PreparedUpdate> = {
+export const updateCampaign: PerItemOperation<PreparedUpdate> = {
 	value: 'update',
 	title: 'Update Campaign',
 	name: 'Update',

@@ -148,7 +148,7 @@ const properties: INodeProperties[] = [
 	optionsProperty,
 ];
 
-export const operation: BatchedOperation<CampaignContacts> = {
+export const addToCampaign: BatchedOperation<CampaignContacts> = {
 	value: 'addToCampaign',
 	title: 'Add to Campaign',
 	name: 'Add to Campaign',

@@ -29,7 +29,7 @@ interface PreparedIntegration {
 
 const integrationTypeValues = INTEGRATION_TYPES.map((option) => String(option.value));
 
-export const operation: PerItemOperation<PreparedIntegration> = {
+export const createIntegration: PerItemOperation<PreparedIntegration> = {
 	value: 'create',
 	title: 'Create Integration',
 	name: 'Create',

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { createWebhookModule } from '../../../shared/service';
+import * as service from '../../../shared/service';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
 import type { DeliverySettings } from '../../../shared/moduleSettings';
@@ -27,7 +27,7 @@ interface PreparedWebhookModule {
 	settings: DeliverySettings;
 }
 
-export const operation: PerItemOperation<PreparedWebhookModule> = {
+export const createWebhookModule: PerItemOperation<PreparedWebhookModule> = {
 	value: 'create',
 	title: 'Create Webhook Module',
 	name: 'Create',
@@ -41,6 +41,6 @@ export const operation: PerItemOperation<PreparedWebhookModule> = {
 	},
 
 	async send({ eventType, settings }, request) {
-		return await createWebhookModule.call(this, eventType, settings, request);
+		return await service.createWebhookModule.call(this, eventType, settings, request);
 	},
 };
