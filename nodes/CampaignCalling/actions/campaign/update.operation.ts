@@ -2,17 +2,8 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
-import {
-	InvalidInputError,
-	isPlainObject,
-	parseIntegerList,
-	parseJsonObject,
-	parseStringList,
-	requireNonEmptyString,
-	requireUuid,
-} from '../../../shared/validation';
+import { InvalidInputError, isPlainObject, requireNonEmptyString, requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
-import type { UpdateField } from './updateFields';
 import { UPDATE_FIELDS, UPDATE_FIELD_PROPERTIES, serviceName } from './updateFields';
 
 const properties: INodeProperties[] = [
@@ -35,34 +26,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-/** A field's value as the update body takes it, or an error naming the field. */
-function toBodyValue(field: UpdateField, value: unknown): unknown {
-	const label = `Update Fields → ${field.displayName}`;
-	switch (field.kind) {
-		case 'text':
-			if (typeof value !== 'string' && typeof value !== 'number') {
-				throw new InvalidInputError(label, 'must be text');
-			}
-			return String(value);
-		case 'uuid':
-			return requireUuid(value, label);
-		case 'webhookFlow':
-			return requireUuid(value, label, 'Pick the flow from the list, or enter its ID (a UUID).');
-		case 'integerList':
-			return parseIntegerList(value, label);
-		case 'textList':
-			return parseStringList(value, label);
-		case 'object':
-			return parseJsonObject(value, label);
-	}
-}
-
-interface PreparedUpdate {
-	campaignId: string;
-	body: IDataObject;
-}
-
-export const updateCampaign: PerItemOperation<PreparedUpdate> = {
+export const updateCampaign: PerItemOperation<{ campaignId: string; body: IDataObject }> = {
 	value: 'update',
 	title: 'Update Campaign',
 	name: 'Update',
@@ -78,10 +42,10 @@ export const updateCampaign: PerItemOperation<PreparedUpdate> = {
 			if (!(field.name in updateFields)) continue;
 			// n8n unwraps a resource locator (Webhook Flow) into its ID; a plain string is kept as it is.
 			const value =
-				field.kind === 'webhookFlow'
+				field.kind.editor.type === 'resourceLocator'
 					? this.getNodeParameter(`updateFields.${field.name}`, itemIndex, undefined, { extractValue: true })
 					: updateFields[field.name];
-			body[serviceName(field)] = toBodyValue(field, value) as IDataObject[string];
+			body[serviceName(field)] = field.kind.toBodyValue(value, `Update Fields → ${field.displayName}`) as IDataObject[string];
 		}
 		if (Object.keys(body).length === 0) {
 			throw new InvalidInputError(

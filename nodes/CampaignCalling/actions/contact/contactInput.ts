@@ -41,11 +41,9 @@ const AUTO_MAP_SPELLINGS: Record<'firstname' | 'lastname' | 'phone_number', stri
 	phone_number: ['phone_number', 'phone', 'phoneNumber'],
 };
 
+/** The item's value under the first of the spellings it holds one under. */
 function pick(json: IDataObject, spellings: string[]): unknown {
-	for (const key of spellings) {
-		if (json[key] !== undefined && json[key] !== null) return json[key];
-	}
-	return undefined;
+	return spellings.map((key) => json[key]).find((value) => value !== undefined && value !== null);
 }
 
 /** Checks one contact in the service's shape; `where` tells which entry of a JSON array it is. */
@@ -53,14 +51,13 @@ function checkContact(raw: unknown, where = ''): ContactInput {
 	if (!isPlainObject(raw)) {
 		throw new InvalidInputError(`Contact${where}`, `must be a JSON object, got ${quote(raw)}`);
 	}
-	const entry = raw;
 	const contact: ContactInput = {
-		firstname: requireNonEmptyString(entry.firstname, `First Name (firstname)${where}`),
-		lastname: requireNonEmptyString(entry.lastname, `Last Name (lastname)${where}`),
-		phone_number: requirePhoneNumber(entry.phone_number, `Phone Number (phone_number)${where}`),
+		firstname: requireNonEmptyString(raw.firstname, `First Name (firstname)${where}`),
+		lastname: requireNonEmptyString(raw.lastname, `Last Name (lastname)${where}`),
+		phone_number: requirePhoneNumber(raw.phone_number, `Phone Number (phone_number)${where}`),
 	};
-	if (entry.metadata !== undefined && entry.metadata !== null && entry.metadata !== '') {
-		contact.metadata = parseJsonObject(entry.metadata, `Metadata${where}`);
+	if (raw.metadata !== undefined && raw.metadata !== null && raw.metadata !== '') {
+		contact.metadata = parseJsonObject(raw.metadata, `Metadata${where}`);
 	}
 	return contact;
 }

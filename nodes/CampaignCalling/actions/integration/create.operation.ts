@@ -22,14 +22,9 @@ const properties: INodeProperties[] = [
 	),
 ];
 
-interface PreparedIntegration {
-	type: string;
-	settings: DeliverySettings;
-}
-
 const integrationTypeValues = INTEGRATION_TYPES.map((option) => String(option.value));
 
-export const createIntegration: PerItemOperation<PreparedIntegration> = {
+export const createIntegration: PerItemOperation<{ type: string; settings: DeliverySettings }> = {
 	value: 'create',
 	title: 'Create Integration',
 	name: 'Create',

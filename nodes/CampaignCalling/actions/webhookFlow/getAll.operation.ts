@@ -50,13 +50,7 @@ const properties: INodeProperties[] = [
 	simplify.property,
 ];
 
-interface PreparedListing {
-	workspaceId: string;
-	limit: number | undefined;
-	simplified: boolean;
-}
-
-export const getManyWebhookFlows: PerItemOperation<PreparedListing> = {
+export const getManyWebhookFlows: PerItemOperation<{ workspaceId: string; limit: number | undefined; simplified: boolean }> = {
 	value: 'getAll',
 	title: 'Get Many Webhook Flows',
 	name: 'Get Many',

@@ -22,12 +22,7 @@ const properties: INodeProperties[] = [
 	),
 ];
 
-interface PreparedWebhookModule {
-	eventType: string;
-	settings: DeliverySettings;
-}
-
-export const createWebhookModule: PerItemOperation<PreparedWebhookModule> = {
+export const createWebhookModule: PerItemOperation<{ eventType: string; settings: DeliverySettings }> = {
 	value: 'create',
 	title: 'Create Webhook Module',
 	name: 'Create',
