@@ -51,7 +51,6 @@ export const RESOURCES = [
 	defineResource('Webhook Module', 'webhookModule', [createWebhookModule]),
 ];
 
-/** The Resource parameter, listing the resources in the order given. */
 export function resourceProperty(resources: Resource[], defaultResource: string): INodeProperties {
 	return {
 		displayName: 'Resource',

@@ -164,7 +164,6 @@ export const addToCampaign: BatchedOperation<CampaignContacts> = {
 		return { campaignId: requireUuid(campaignId, 'Campaign ID', campaignIdHint), contacts: readContacts(this, itemIndex, mode) };
 	},
 
-	/** Groups the items' contacts per campaign into batches, sends them, and gives one output item per input item. */
 	async sendAll(items, request, results, failures) {
 		const keptInput = (itemIndex: number) => keptInputOf(items[itemIndex]);
 		let options: { batchSize: number; parallelRequests: number };

@@ -3,7 +3,6 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import type { RequestSettings } from '../types';
 import { readIntegerOptions } from './integerOptions';
 
-/** Node-wide settings of how requests to the service are made, for every operation. */
 export const requestOptionsProperty: INodeProperties = {
 	displayName: 'Request Options',
 	name: 'requestOptions',

@@ -20,7 +20,6 @@ export function defineSimplify({ keptFields, leadingFields }: { keptFields: stri
 	};
 }
 
-/** The named fields the record has, in the order named. */
 function pick(record: IDataObject, fields: string[]): IDataObject {
 	const picked: IDataObject = {};
 	for (const field of fields) {
