@@ -41,9 +41,13 @@ const AUTO_MAP_SPELLINGS: Record<'firstname' | 'lastname' | 'phone_number', stri
 	phone_number: ['phone_number', 'phone', 'phoneNumber'],
 };
 
-/** The item's value under the first of the spellings it holds one under. */
-function pick(json: IDataObject, spellings: string[]): unknown {
-	return spellings.map((key) => json[key]).find((value) => value !== undefined && value !== null);
+/** An Auto-Map item's contact, each field taken from the first of its spellings that holds a value. */
+function autoMapped(json: IDataObject): IDataObject {
+	const contact: IDataObject = { metadata: json.metadata };
+	for (const [field, spellings] of Object.entries(AUTO_MAP_SPELLINGS)) {
+		contact[field] = spellings.map((key) => json[key]).find((value) => value !== undefined && value !== null);
+	}
+	return contact;
 }
 
 /** Checks one contact in the service's shape; `where` tells which entry of a JSON array it is. */
@@ -63,17 +67,7 @@ function checkContact(raw: unknown, where = ''): ContactInput {
 }
 
 export function readContacts(context: IExecuteFunctions, itemIndex: number, mode: Exclude<InputMode, 'fields'>): ContactInput[] {
-	if (mode === 'autoMap') {
-		const json = context.getInputData()[itemIndex].json;
-		return [
-			checkContact({
-				firstname: pick(json, AUTO_MAP_SPELLINGS.firstname),
-				lastname: pick(json, AUTO_MAP_SPELLINGS.lastname),
-				phone_number: pick(json, AUTO_MAP_SPELLINGS.phone_number),
-				metadata: json.metadata,
-			}),
-		];
-	}
+	if (mode === 'autoMap') return [checkContact(autoMapped(context.getInputData()[itemIndex].json))];
 	const raw = context.getNodeParameter('contactsJson', itemIndex);
 	const list = typeof raw === 'string' ? parseJsonText(raw) : raw;
 	if (isNotJson(list)) {
