@@ -2,18 +2,10 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
-import { campaign } from './actions/campaign';
-import { contact } from './actions/contact';
-import { integration } from './actions/integration';
-import { resourceProperty, subtitleOf } from './actions/resource';
+import { RESOURCES, resourceProperty, subtitleOf } from './actions/resources';
 import { router } from './actions/router';
 import { requestOptionsProperty } from './actions/shared/requestOptions';
-import { webhookFlow } from './actions/webhookFlow';
-import { webhookModule } from './actions/webhookModule';
 import { searchWebhookFlows } from './methods/listSearch';
-
-/** The node's resources, in the editor's (alphabetical) order; each brings its operations. */
-const resources = [campaign, contact, integration, webhookFlow, webhookModule];
 
 export class CampaignCalling implements INodeType {
 	description: INodeTypeDescription = {
@@ -22,7 +14,7 @@ export class CampaignCalling implements INodeType {
 		icon: { light: 'file:campaignCalling.svg', dark: 'file:campaignCalling.dark.svg' },
 		group: ['output'],
 		version: 1,
-		subtitle: subtitleOf(resources),
+		subtitle: subtitleOf(RESOURCES),
 		description: 'Add leads to AI calling campaigns, read call outcomes and manage campaigns',
 		defaults: { name: 'Campaign Calling' },
 		usableAsTool: true,
@@ -30,8 +22,8 @@ export class CampaignCalling implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		properties: [
-			resourceProperty(resources, 'contact'),
-			...resources.flatMap((resource) => resource.properties),
+			resourceProperty(RESOURCES, 'contact'),
+			...RESOURCES.flatMap((resource) => resource.properties),
 			requestOptionsProperty,
 		],
 	};
@@ -41,6 +33,6 @@ export class CampaignCalling implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this, resources);
+		return await router.call(this, RESOURCES);
 	}
 }

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { InvalidInputError, refusedInputError } from '../../shared/validation';
-import type { Resource } from './resource';
+import type { Resource } from './resources';
 import { readRequestOptions } from './shared/requestOptions';
-import type { Failures, ItemResult } from './types';
+import type { Failures, ItemResult, RequestSettings } from './types';
 
 /** Runs the node's operation over all items: every item prepared before the first request, then one request each, or the operation's own batches. */
 export async function router(this: IExecuteFunctions, resources: Resource[]): Promise<INodeExecutionData[][]> {
@@ -22,7 +22,7 @@ export async function router(this: IExecuteFunctions, resources: Resource[]): Pr
 
 	const results: ItemResult[] = new Array(items.length);
 	const failures = recordFailures(this, results);
-	let request;
+	let request: RequestSettings;
 	try {
 		request = { operation: operation.title, ...readRequestOptions(this) };
 	} catch (error) {
@@ -40,7 +40,7 @@ export async function router(this: IExecuteFunctions, resources: Resource[]): Pr
 		}
 	}
 
-	if (operation.kind === 'batched') {
+	if ('sendAll' in operation) {
 		await operation.sendAll.call(this, prepared, request, results, failures);
 	} else {
 		for (let i = 0; i < items.length; i++) {
@@ -58,16 +58,16 @@ export async function router(this: IExecuteFunctions, resources: Resource[]): Pr
 }
 
 /** Failures written into `results`: without Continue On Fail, the first one throws. */
-export function recordFailures(ctx: IExecuteFunctions, results: ItemResult[]): Failures {
-	const continueOnFail = ctx.continueOnFail();
+export function recordFailures(context: IExecuteFunctions, results: ItemResult[]): Failures {
+	const continueOnFail = context.continueOnFail();
 	return {
 		failItem: (itemIndex, error, keptInput = {}) => {
-			const nodeError = toNodeError(ctx, error, itemIndex);
+			const nodeError = toNodeError(context, error, itemIndex);
 			if (!continueOnFail) throw nodeError;
 			results[itemIndex] = { error: nodeError, keptInput };
 		},
 		refuseRun: (error, keptInput = () => ({})) => {
-			const nodeError = toNodeError(ctx, error, 0);
+			const nodeError = toNodeError(context, error, 0);
 			if (!continueOnFail) throw nodeError;
 			// Every item is marked failed, so none passes on as if it had been sent.
 			for (let i = 0; i < results.length; i++) {
@@ -79,44 +79,32 @@ export function recordFailures(ctx: IExecuteFunctions, results: ItemResult[]): F
 }
 
 /** One output item per record, and one error item per failed input item, each paired to its input. */
-export function toOutputItems(ctx: IExecuteFunctions, results: ItemResult[]): INodeExecutionData[] {
-	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
+export function toOutputItems(context: IExecuteFunctions, results: ItemResult[]): INodeExecutionData[] {
+	const toErrorOutput = context.getNode().onError === 'continueErrorOutput';
 	const returnData: INodeExecutionData[] = [];
 	for (let i = 0; i < results.length; i++) {
 		const result = results[i];
-		const records =
-			'error' in result ? [toErrorOutput ? errorOutputJson(result.error) : errorItemJson(result.error, result.keptInput)] : result.output;
+		const records = 'error' in result ? [errorJson(result.error, result.keptInput, toErrorOutput)] : result.output;
 		// Not returnJsonArray: it would take a service record that has a `json` field for an item.
 		const items = records.map((json) => ({ json }));
-		returnData.push(...ctx.helpers.constructExecutionMetaData(items, { itemData: { item: i } }));
+		returnData.push(...context.helpers.constructExecutionMetaData(items, { itemData: { item: i } }));
 	}
 	return returnData;
 }
 
-function errorDescription(error: Error): string | undefined {
+/** An error item: on n8n's error output only `error` and `message`, the one shape n8n moves there (ARCHITECTURE.md). */
+function errorJson(error: Error, keptInput: IDataObject, toErrorOutput: boolean): IDataObject {
 	const description = (error as { description?: unknown }).description;
-	return typeof description === 'string' && description !== '' ? description : undefined;
-}
-
-/** An error item for the success output (Continue (regular output)). */
-function errorItemJson(error: Error, keptInput: IDataObject): IDataObject {
-	const json: IDataObject = { error: error.message, ...keptInput };
-	const description = errorDescription(error);
-	if (description !== undefined) json.errorDescription = description;
+	const json: IDataObject = toErrorOutput ? { error: error.message } : { error: error.message, ...keptInput };
+	if (typeof description === 'string' && description !== '') json[toErrorOutput ? 'message' : 'errorDescription'] = description;
 	return json;
 }
 
-/** An error item for n8n's error output: `error` and `message` only, the one shape n8n moves there (ARCHITECTURE.md). */
-function errorOutputJson(error: Error): IDataObject {
-	const description = errorDescription(error);
-	return description === undefined ? { error: error.message } : { error: error.message, message: description };
-}
-
-function toNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+function toNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;
 	}
-	if (error instanceof InvalidInputError) return refusedInputError(ctx.getNode(), error, itemIndex);
-	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+	if (error instanceof InvalidInputError) return refusedInputError(context.getNode(), error, itemIndex);
+	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }

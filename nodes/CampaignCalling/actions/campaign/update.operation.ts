@@ -2,18 +2,9 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
-import {
-	InvalidInputError,
-	isPlainObject,
-	parseIntegerList,
-	parseJsonObject,
-	parseStringList,
-	requireNonEmptyString,
-	requireUuid,
-} from '../../../shared/validation';
+import { InvalidInputError, isPlainObject, requireNonEmptyString, requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
-import type { UpdateField } from './updateFields';
-import { UPDATE_FIELDS, toProperty } from './updateFields';
+import { UPDATE_FIELDS, UPDATE_FIELD_PROPERTIES, serviceName } from './updateFields';
 
 const properties: INodeProperties[] = [
 	campaignIdProperty,
@@ -31,39 +22,11 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Field',
 		default: {},
 		description: 'Only the fields you add here are sent; the others keep their current values',
-		// In the groups' order, not alphabetical: n8n lists a collection's options as given.
-		options: UPDATE_FIELDS.map(toProperty),
+		options: UPDATE_FIELD_PROPERTIES,
 	},
 ];
 
-function convert(field: UpdateField, value: unknown): unknown {
-	const label = `Update Fields → ${field.displayName}`;
-	switch (field.kind) {
-		case 'text':
-			if (typeof value !== 'string' && typeof value !== 'number') {
-				throw new InvalidInputError(label, 'must be text');
-			}
-			return String(value);
-		case 'uuid':
-			return requireUuid(value, label);
-		case 'webhookFlow':
-			return requireUuid(value, label, 'Pick the flow from the list, or enter its ID (a UUID).');
-		case 'integerList':
-			return parseIntegerList(value, label);
-		case 'textList':
-			return parseStringList(value, label);
-		case 'object':
-			return parseJsonObject(value, label);
-	}
-}
-
-interface PreparedUpdate {
-	campaignId: string;
-	body: IDataObject;
-}
-
-export const operation: PerItemOperation<PreparedUpdate> = {
-	kind: 'perItem',
+export const updateCampaign: PerItemOperation<{ campaignId: string; body: IDataObject }> = {
 	value: 'update',
 	title: 'Update Campaign',
 	name: 'Update',
@@ -79,10 +42,10 @@ export const operation: PerItemOperation<PreparedUpdate> = {
 			if (!(field.name in updateFields)) continue;
 			// n8n unwraps a resource locator (Webhook Flow) into its ID; a plain string is kept as it is.
 			const value =
-				field.kind === 'webhookFlow'
+				field.kind.editor.type === 'resourceLocator'
 					? this.getNodeParameter(`updateFields.${field.name}`, itemIndex, undefined, { extractValue: true })
 					: updateFields[field.name];
-			body[field.serviceName] = convert(field, value) as IDataObject[string];
+			body[serviceName(field)] = field.kind.toBodyValue(value, `Update Fields → ${field.displayName}`) as IDataObject[string];
 		}
 		if (Object.keys(body).length === 0) {
 			throw new InvalidInputError(
@@ -95,11 +58,11 @@ export const operation: PerItemOperation<PreparedUpdate> = {
 		return { campaignId, body };
 	},
 
-	async send({ campaignId, body }, call) {
+	async send({ campaignId, body }, request) {
 		// Only the fields in `body` are sent. docs/service-interface.md shows no answer body, so it is
 		// handed on as it came.
 		const answer = await serviceRequest.call(this, {
-			...call,
+			...request,
 			method: 'POST',
 			path: `/v1/campaigns/update/${encodeURIComponent(campaignId)}`,
 			body,

@@ -1,16 +1,50 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { serviceRequest } from '../../../shared/transport';
-import type { BatchedOperation } from '../types';
-import { InvalidInputError, requireIntegerInRange, requireOneOf, requireUuid } from '../../../shared/validation';
+import type { BatchedOperation, RequestSettings } from '../types';
+import { InvalidInputError, requireOneOf, requireUuid } from '../../../shared/validation';
+import { readIntegerOptions } from '../shared/integerOptions';
 import { campaignIdHint, campaignIdProperty } from '../campaign/fields';
 import type { CampaignContacts, ContactInput } from './contactInput';
 import { INPUT_MODES, readContacts, readMappedContact } from './contactInput';
 import { readItemParameters } from './readItemParameters';
 
-const DEFAULT_BATCH_SIZE = 100;
-const MAX_BATCH_SIZE = 1000;
-const MAX_PARALLEL_REQUESTS = 5;
+const optionsProperty: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [
+		{
+			displayName: 'Batch Size',
+			name: 'batchSize',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 1000 },
+			default: 100,
+			description:
+				'How many contacts go in one request. Contacts of all input items bound for the same campaign are sent together. The service does not document a limit.',
+		},
+		{
+			displayName: 'Requests in Parallel',
+			name: 'parallelRequests',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 5 },
+			default: 1,
+			description:
+				'How many batches may be on their way at once. The service does not document rate limits, so one at a time is the safe default.',
+		},
+		{
+			displayName: 'Max Contacts per Run',
+			name: 'maxContactsPerRun',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: 0,
+			description:
+				'Stops the run before anything is sent when it would add more contacts than this (0: no limit). Each added contact may be called, so set it when an AI Agent uses this node as a tool.',
+		},
+	],
+};
 
 const properties: INodeProperties[] = [
 	{
@@ -111,49 +145,10 @@ const properties: INodeProperties[] = [
 		description: 'A JSON array of contacts, each with firstname, lastname, phone_number and optionally a metadata object. An expression may return the array directly, for example one that reads the contacts field of the input item.',
 		displayOptions: { show: { inputMode: ['json'] } },
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Batch Size',
-				name: 'batchSize',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: MAX_BATCH_SIZE },
-				default: DEFAULT_BATCH_SIZE,
-				description:
-					'How many contacts go in one request. Contacts of all input items bound for the same campaign are sent together. The service does not document a limit.',
-			},
-			{
-				displayName: 'Requests in Parallel',
-				name: 'parallelRequests',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: MAX_PARALLEL_REQUESTS },
-				default: 1,
-				description:
-					'How many batches may be on their way at once. The service does not document rate limits, so one at a time is the safe default.',
-			},
-			{
-				displayName: 'Max Contacts per Run',
-				name: 'maxContactsPerRun',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: 0,
-				description:
-					'Stops the run before anything is sent when it would add more contacts than this (0: no limit). Each added contact may be called, so set it when an AI Agent uses this node as a tool.',
-			},
-		],
-	},
+	optionsProperty,
 ];
 
-/** Contacts bound for one campaign, sent in one request; `itemOf` and `placeInItem` say whose each one is. */
-interface Batch { number: number; campaignId: string; contacts: ContactInput[]; itemOf: number[]; placeInItem: number[] }
-
-export const operation: BatchedOperation<CampaignContacts> = {
-	kind: 'batched',
+export const addToCampaign: BatchedOperation<CampaignContacts> = {
 	value: 'addToCampaign',
 	title: 'Add to Campaign',
 	name: 'Add to Campaign',
@@ -169,101 +164,121 @@ export const operation: BatchedOperation<CampaignContacts> = {
 		return { campaignId: requireUuid(campaignId, 'Campaign ID', campaignIdHint), contacts: readContacts(this, itemIndex, mode) };
 	},
 
-	/** Groups the items' contacts per campaign, in input order, into batches; sends them; one output item per input item. */
 	async sendAll(items, request, results, failures) {
-		const keptInput = (itemIndex: number): IDataObject => {
-			const item = items[itemIndex];
-			if (!item) return {};
-			return item.contacts.length === 1 ? { campaignId: item.campaignId, contact: item.contacts[0] } : { campaignId: item.campaignId, contacts: item.contacts };
-		};
-		let batchSize: number;
-		let parallelRequests: number;
+		const keptInput = (itemIndex: number) => keptInputOf(items[itemIndex]);
+		let options: { batchSize: number; parallelRequests: number };
 		try {
-			const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-			const option = (name: string, label: string, min: number, max: number, fallback: number) =>
-				options[name] === undefined ? fallback : requireIntegerInRange(options[name], label, min, max);
-			batchSize = option('batchSize', 'Batch Size', 1, MAX_BATCH_SIZE, DEFAULT_BATCH_SIZE);
-			parallelRequests = option('parallelRequests', 'Requests in Parallel', 1, MAX_PARALLEL_REQUESTS, 1);
-			const limit = option('maxContactsPerRun', 'Max Contacts per Run', 0, Number.MAX_SAFE_INTEGER, 0);
-			const total = items.reduce((sum, item) => sum + (item?.contacts.length ?? 0), 0);
-			if (limit > 0 && total > limit) {
-				throw new InvalidInputError(
-					'Max Contacts per Run',
-					`is ${limit}, but this run would add ${total} contacts; nothing was sent`,
-					'Raise Options → Max Contacts per Run, or send fewer contacts in one run (an AI Agent: fewer per tool call).',
-				);
-			}
+			options = readBatchOptions(this, items);
 		} catch (error) {
 			failures.refuseRun(error, keptInput);
 			return;
 		}
-
-		// Items bound for the same campaign share batches even when other campaigns sit between them.
-		const batches: Batch[] = [];
-		const batchesOfItem = items.map((): number[] => []);
-		const open = new Map<string, Batch>();
-		items.forEach((item, itemIndex) => {
-			item?.contacts.forEach((contact, place) => {
-				let batch = open.get(item.campaignId);
-				if (!batch || batch.contacts.length >= batchSize) {
-					batch = { number: batches.length, campaignId: item.campaignId, contacts: [], itemOf: [], placeInItem: [] };
-					batches.push(batch);
-					open.set(item.campaignId, batch);
-				}
-				batch.contacts.push(contact);
-				batch.itemOf.push(itemIndex);
-				batch.placeInItem.push(place);
-				if (batchesOfItem[itemIndex][batchesOfItem[itemIndex].length - 1] !== batch.number) batchesOfItem[itemIndex].push(batch.number);
-			});
-		});
-
+		const batches = packBatches(items, options.batchSize);
 		// Each item's answers, one per contact, filled in as its batches come back.
 		const answers = items.map((item) => new Array<unknown>(item?.contacts.length ?? 0));
-		const sendBatch = async ({ number, campaignId, contacts, itemOf, placeInItem }: Batch) => {
+		await sendInParallel(batches, options.parallelRequests, async (batch) => {
 			try {
-				const data = await serviceRequest.call(this, {
-					...request,
-					itemIndex: itemOf[0],
-					sendOnceAs: `batch ${number}`,
-					method: 'POST',
-					path: `/compaign/v1/contacts/addToCampaign/${encodeURIComponent(campaignId)}`,
-					body: contacts,
-					answer: 'envelope',
-					errorHint:
-						'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
-					// The service lists no contacts, so the user checks what they can.
-					repeatHint:
-						'Check whether these contacts were added (Get Contact for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.',
-				});
+				const data = await sendBatch.call(this, batch, request);
 				// The interface does not show `data`: one entry per contact is matched to them, else it is the whole batch's answer.
-				const perContact = Array.isArray(data) && data.length === contacts.length;
-				itemOf.forEach((owner, index) => (answers[owner][placeInItem[index]] = perContact ? data[index] : data));
+				const perContact = Array.isArray(data) && data.length === batch.members.length;
+				batch.members.forEach(({ itemIndex, place }, index) => (answers[itemIndex][place] = perContact ? data[index] : data));
 			} catch (error) {
-				for (const owner of new Set(itemOf)) {
-					if (!results[owner]) failures.failItem(owner, error, keptInput(owner));
+				for (const itemIndex of new Set(batch.members.map((member) => member.itemIndex))) {
+					if (!results[itemIndex]) failures.failItem(itemIndex, error, keptInput(itemIndex));
 				}
 			}
-		};
-		// At most Requests in Parallel batches in flight; after a failure, no new batch starts and the first error is thrown.
-		let next = 0;
-		let firstError: unknown;
-		const worker = async () => {
-			while (firstError === undefined && next < batches.length) {
-				await sendBatch(batches[next++]).catch((error: unknown) => (firstError ??= error));
-			}
-		};
-		await Promise.all(Array.from({ length: Math.min(parallelRequests, batches.length) }, worker));
-		if (firstError !== undefined) throw firstError;
-
-		items.forEach((item, i) => {
-			if (results[i] || !item) return;
-			const output: IDataObject = { ...keptInput(i) };
-			if (item.contacts.length === 1) output.result = answers[i][0] as IDataObject;
-			else output.results = answers[i] as IDataObject[];
-			output.added = item.contacts.length;
-			const numbers = batchesOfItem[i];
-			output.batch = numbers.length === 1 ? numbers[0] : numbers;
-			results[i] = { output: [output] };
+		});
+		const batchesOfItem = items.map(() => new Set<number>());
+		for (const batch of batches) {
+			for (const { itemIndex } of batch.members) batchesOfItem[itemIndex].add(batch.number);
+		}
+		items.forEach((item, itemIndex) => {
+			if (item && !results[itemIndex]) results[itemIndex] = { output: [outputOf(item, answers[itemIndex], [...batchesOfItem[itemIndex]])] };
 		});
 	},
 };
+
+/** What an item's output and error items keep of it: its campaign, and its contact or contacts. */
+function keptInputOf(item: CampaignContacts | undefined): IDataObject {
+	if (!item) return {};
+	return item.contacts.length === 1 ? { campaignId: item.campaignId, contact: item.contacts[0] } : { campaignId: item.campaignId, contacts: item.contacts };
+}
+
+/** Batch Size and Requests in Parallel; a run that would add more than Max Contacts per Run is refused. */
+function readBatchOptions(context: IExecuteFunctions, items: Array<CampaignContacts | undefined>) {
+	const { batchSize, parallelRequests, maxContactsPerRun } = readIntegerOptions(context, optionsProperty);
+	const total = items.reduce((sum, item) => sum + (item?.contacts.length ?? 0), 0);
+	if (maxContactsPerRun > 0 && total > maxContactsPerRun) {
+		throw new InvalidInputError(
+			'Max Contacts per Run',
+			`is ${maxContactsPerRun}, but this run would add ${total} contacts; nothing was sent`,
+			'Raise Options → Max Contacts per Run, or send fewer contacts in one run (an AI Agent: fewer per tool call).',
+		);
+	}
+	return { batchSize, parallelRequests };
+}
+
+/** Contacts bound for one campaign, sent in one request, each with the input item it came from and its place there. */
+interface Batch {
+	number: number;
+	campaignId: string;
+	members: Array<{ itemIndex: number; place: number; contact: ContactInput }>;
+}
+
+/** The items' contacts in batches per campaign, in input order: items bound for one campaign share batches even when other campaigns sit between them. */
+function packBatches(items: Array<CampaignContacts | undefined>, batchSize: number): Batch[] {
+	const batches: Batch[] = [];
+	const openBatchOf = new Map<string, Batch>();
+	items.forEach((item, itemIndex) => {
+		item?.contacts.forEach((contact, place) => {
+			let batch = openBatchOf.get(item.campaignId);
+			if (!batch || batch.members.length >= batchSize) {
+				batch = { number: batches.length, campaignId: item.campaignId, members: [] };
+				batches.push(batch);
+				openBatchOf.set(item.campaignId, batch);
+			}
+			batch.members.push({ itemIndex, place, contact });
+		});
+	});
+	return batches;
+}
+
+/** Runs `send` over the batches, at most `parallel` at once; after a failure none starts, and the first failure is thrown once those in flight settled. */
+async function sendInParallel(batches: Batch[], parallel: number, send: (batch: Batch) => Promise<void>): Promise<void> {
+	let next = 0;
+	let firstError: unknown;
+	const worker = async () => {
+		while (firstError === undefined && next < batches.length) {
+			await send(batches[next++]).catch((error: unknown) => (firstError ??= error));
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(parallel, batches.length) }, worker));
+	if (firstError !== undefined) throw firstError;
+}
+
+async function sendBatch(this: IExecuteFunctions, { number, campaignId, members }: Batch, request: RequestSettings): Promise<unknown> {
+	return await serviceRequest.call(this, {
+		...request,
+		itemIndex: members[0].itemIndex,
+		sendOnceAs: `batch ${number}`,
+		method: 'POST',
+		path: `/compaign/v1/contacts/addToCampaign/${encodeURIComponent(campaignId)}`,
+		body: members.map((member) => member.contact),
+		answer: 'envelope',
+		errorHint:
+			'The service refuses a batch when the campaign ID is unknown or belongs to another company, when the key is not a user API key, or when a contact is malformed. Check the Campaign ID and the contacts of this batch.',
+		// The service lists no contacts, so the user checks what they can.
+		repeatHint:
+			'Check whether these contacts were added (Get Contact for contacts whose IDs you hold, or the campaign in the service\'s app) before sending them again: a repeat may call the same people twice.',
+	});
+}
+
+/** An item's output: its campaign and contacts, the service's answer for each, how many were added, and the batch or batches they went in. */
+function outputOf(item: CampaignContacts, answers: unknown[], batchNumbers: number[]): IDataObject {
+	const output = keptInputOf(item);
+	if (item.contacts.length === 1) output.result = answers[0] as IDataObject;
+	else output.results = answers as IDataObject[];
+	output.added = item.contacts.length;
+	output.batch = batchNumbers.length === 1 ? batchNumbers[0] : batchNumbers;
+	return output;
+}

@@ -41,11 +41,13 @@ const AUTO_MAP_SPELLINGS: Record<'firstname' | 'lastname' | 'phone_number', stri
 	phone_number: ['phone_number', 'phone', 'phoneNumber'],
 };
 
-function pick(json: IDataObject, spellings: string[]): unknown {
-	for (const key of spellings) {
-		if (json[key] !== undefined && json[key] !== null) return json[key];
+/** An Auto-Map item's contact, each field taken from the first of its spellings that holds a value. */
+function autoMapped(json: IDataObject): IDataObject {
+	const contact: IDataObject = { metadata: json.metadata };
+	for (const [field, spellings] of Object.entries(AUTO_MAP_SPELLINGS)) {
+		contact[field] = spellings.map((key) => json[key]).find((value) => value !== undefined && value !== null);
 	}
-	return undefined;
+	return contact;
 }
 
 /** Checks one contact in the service's shape; `where` tells which entry of a JSON array it is. */
@@ -53,30 +55,19 @@ function checkContact(raw: unknown, where = ''): ContactInput {
 	if (!isPlainObject(raw)) {
 		throw new InvalidInputError(`Contact${where}`, `must be a JSON object, got ${quote(raw)}`);
 	}
-	const entry = raw;
 	const contact: ContactInput = {
-		firstname: requireNonEmptyString(entry.firstname, `First Name (firstname)${where}`),
-		lastname: requireNonEmptyString(entry.lastname, `Last Name (lastname)${where}`),
-		phone_number: requirePhoneNumber(entry.phone_number, `Phone Number (phone_number)${where}`),
+		firstname: requireNonEmptyString(raw.firstname, `First Name (firstname)${where}`),
+		lastname: requireNonEmptyString(raw.lastname, `Last Name (lastname)${where}`),
+		phone_number: requirePhoneNumber(raw.phone_number, `Phone Number (phone_number)${where}`),
 	};
-	if (entry.metadata !== undefined && entry.metadata !== null && entry.metadata !== '') {
-		contact.metadata = parseJsonObject(entry.metadata, `Metadata${where}`);
+	if (raw.metadata !== undefined && raw.metadata !== null && raw.metadata !== '') {
+		contact.metadata = parseJsonObject(raw.metadata, `Metadata${where}`);
 	}
 	return contact;
 }
 
 export function readContacts(context: IExecuteFunctions, itemIndex: number, mode: Exclude<InputMode, 'fields'>): ContactInput[] {
-	if (mode === 'autoMap') {
-		const json = context.getInputData()[itemIndex].json;
-		return [
-			checkContact({
-				firstname: pick(json, AUTO_MAP_SPELLINGS.firstname),
-				lastname: pick(json, AUTO_MAP_SPELLINGS.lastname),
-				phone_number: pick(json, AUTO_MAP_SPELLINGS.phone_number),
-				metadata: json.metadata,
-			}),
-		];
-	}
+	if (mode === 'autoMap') return [checkContact(autoMapped(context.getInputData()[itemIndex].json))];
 	const raw = context.getNodeParameter('contactsJson', itemIndex);
 	const list = typeof raw === 'string' ? parseJsonText(raw) : raw;
 	if (isNotJson(list)) {

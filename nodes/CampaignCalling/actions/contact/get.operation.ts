@@ -2,24 +2,25 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
-import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
+import { defineSimplify } from '../shared/simplify';
 import { requireUuid } from '../../../shared/validation';
 
-/** What Simplify keeps of a contact: who it is, where it stands, and the outcome of its last call. */
-const SIMPLIFIED_CONTACT_FIELDS = [
-	'id',
-	'firstname',
-	'lastname',
-	'phone_number',
-	'campaign_id',
-	'last_call_status',
-	'last_call_at',
-	'last_call_duration',
-	'last_call_feedback',
-	'metadata',
-] as const;
-
-const LEADING_FIELDS = ['id', 'firstname', 'lastname', 'status'] as const;
+/** Simplify keeps who a contact is, where it stands, and the outcome of its last call. */
+const simplify = defineSimplify({
+	keptFields: [
+		'id',
+		'firstname',
+		'lastname',
+		'phone_number',
+		'campaign_id',
+		'last_call_status',
+		'last_call_at',
+		'last_call_duration',
+		'last_call_feedback',
+		'metadata',
+	],
+	leadingFields: ['id', 'firstname', 'lastname', 'status'],
+});
 
 const contactIdHint =
 	'Use the id of a contact, mapped from an earlier step that holds one: a trigger event or Add to Campaign\'s output, where your service includes it (its interface promises an id in neither).';
@@ -35,11 +36,10 @@ const properties: INodeProperties[] = [
 		description: 'The ID of the contact to read, with the outcome of its last call',
 		hint: 'The service has no contact listing to pick from: map the ID from an earlier step that holds one, such as a trigger event or Add to Campaign\'s output where your service includes it (its interface promises neither)',
 	},
-	simplifyProperty(SIMPLIFIED_CONTACT_FIELDS),
+	simplify.property,
 ];
 
-export const operation: PerItemOperation<{ contactId: string; simplify: boolean }> = {
-	kind: 'perItem',
+export const getContact: PerItemOperation<{ contactId: string; simplified: boolean }> = {
 	value: 'get',
 	title: 'Get Contact',
 	name: 'Get',
@@ -50,22 +50,18 @@ export const operation: PerItemOperation<{ contactId: string; simplify: boolean 
 	prepare(itemIndex) {
 		return {
 			contactId: requireUuid(this.getNodeParameter('contactId', itemIndex), 'Contact ID', contactIdHint),
-			simplify: readSimplify(this, itemIndex),
+			simplified: simplify.read(this, itemIndex),
 		};
 	},
 
-	async send({ contactId, simplify }, call) {
+	async send({ contactId, simplified }, request) {
 		const contact = (await serviceRequest.call(this, {
-			...call,
+			...request,
 			method: 'GET',
 			path: `/contacts/${encodeURIComponent(contactId)}`,
 			answer: { data: 'record', names: 'a contact record' },
 			errorHint: 'The service gives this answer when the contact does not exist or belongs to another company. Check the Contact ID.',
 		})) as IDataObject;
-		return shapeRecord(contact, {
-			simplify,
-			keptFields: SIMPLIFIED_CONTACT_FIELDS,
-			leadingFields: LEADING_FIELDS,
-		});
+		return simplify.shape(contact, simplified);
 	},
 };

@@ -1,6 +1,9 @@
-import type { IExecuteFunctions, NodeParameterValueType } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, NodeParameterValueType } from 'n8n-workflow';
 
 import { valueAtPath } from '../../../shared/valueAtPath';
+
+/** A parameter this fast path could not read; n8n reads it. */
+const UNREAD = Symbol('unread');
 
 /**
  * Several parameters of one item, in the order named, at a fraction of n8n's expression cost: plain values and
@@ -8,47 +11,36 @@ import { valueAtPath } from '../../../shared/valueAtPath';
  */
 export function readItemParameters(context: IExecuteFunctions, itemIndex: number, names: string[], fallbacks: unknown[] = []): unknown[] {
 	const item = context.getInputData()[itemIndex]?.json;
-	const values: unknown[] = new Array(names.length);
-	const resolved = new Array<boolean>(names.length).fill(false);
-	const combinable: Array<{ index: number; body: string }> = [];
-	names.forEach((name, index) => {
-		// As written in the node, expressions unevaluated; not getNode(), which copies the whole node.
-		const raw: unknown = context.getNodeParameter(name, itemIndex, fallbacks[index] as NodeParameterValueType, { rawExpressions: true });
-		if (isPlainValue(raw) && !(typeof raw === 'string' && raw.startsWith('='))) {
-			values[index] = raw;
-			resolved[index] = true;
-			return;
-		}
-		if (typeof raw !== 'string') return;
-		const path = parseJsonReference(raw);
-		const fromItem = path ? valueAtPath(item, path) : undefined;
-		if (isPlainValue(fromItem)) {
-			values[index] = fromItem;
-			resolved[index] = true;
-			return;
-		}
-		const body = expressionBody(raw);
-		if (body !== null) combinable.push({ index, body });
+	// As written in the node, expressions unevaluated; not getNode(), which copies the whole node.
+	const raws: unknown[] = names.map((name, index) =>
+		context.getNodeParameter(name, itemIndex, fallbacks[index] as NodeParameterValueType, { rawExpressions: true }),
+	);
+	const values = raws.map((raw) => readWithoutEvaluating(raw, item));
+	const expressions = raws.flatMap((raw, index) => {
+		const body = values[index] === UNREAD && typeof raw === 'string' ? expressionBody(raw) : null;
+		return body === null ? [] : [{ index, body }];
 	});
-
-	if (combinable.length > 1) {
+	if (expressions.length > 1) {
 		const together = evaluateTogether(
 			context,
-			combinable.map(({ body }) => body),
+			expressions.map(({ body }) => body),
 			itemIndex,
 		);
-		combinable.forEach(({ index }, position) => {
-			if (together && isPlainValue(together[position])) {
-				values[index] = together[position];
-				resolved[index] = true;
-			}
+		expressions.forEach(({ index }, position) => {
+			if (together && isPlainValue(together[position])) values[index] = together[position];
 		});
 	}
+	return values.map((value, index) =>
+		value === UNREAD ? context.getNodeParameter(names[index], itemIndex, fallbacks[index] as NodeParameterValueType) : value,
+	);
+}
 
-	names.forEach((name, index) => {
-		if (!resolved[index]) values[index] = context.getNodeParameter(name, itemIndex, fallbacks[index] as NodeParameterValueType);
-	});
-	return values;
+/** A plain value as written, or `{{ $json.path }}` when the item holds a plain value there; else UNREAD. */
+function readWithoutEvaluating(raw: unknown, item: IDataObject | undefined): unknown {
+	if (isPlainValue(raw) && !(typeof raw === 'string' && raw.startsWith('='))) return raw;
+	const path = typeof raw === 'string' ? parseJsonReference(raw) : null;
+	const fromItem = path ? valueAtPath(item, path) : undefined;
+	return isPlainValue(fromItem) ? fromItem : UNREAD;
 }
 
 function evaluateTogether(context: IExecuteFunctions, bodies: string[], itemIndex: number): unknown[] | undefined {
@@ -74,25 +66,16 @@ function isPlainValue(value: unknown): value is string | number | boolean {
 	return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
 
-const IDENTIFIER = '[A-Za-z_$][A-Za-z0-9_$]*';
-const SEGMENT = new RegExp(`^(?:\\.(${IDENTIFIER})|\\[\\s*(?:'([^'\\\\]*)'|"([^"\\\\]*)")\\s*\\])`);
+const JSON_KEY_PATH = /^=\{\{\s*\$json((?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[\s*(?:'[^'\\]*'|"[^"\\]*")\s*\])+)\s*\}\}$/;
+const JSON_KEY = /\.([A-Za-z_$][A-Za-z0-9_$]*)|\[\s*(?:'([^'\\]*)'|"([^"\\]*)")\s*\]/g;
 
 /**
  * The keys of `={{ $json.a.b }}` / `={{ $json["a b"] }}`, or null for any other expression.
  * Only plain keys qualify: no calls, no numeric indexes, no prototype tricks.
  */
 function parseJsonReference(raw: string): string[] | null {
-	const match = /^=\{\{\s*\$json((?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[\s*(?:'[^'\\]*'|"[^"\\]*")\s*\])+)\s*\}\}$/.exec(raw);
+	const match = JSON_KEY_PATH.exec(raw);
 	if (!match) return null;
-	const keys: string[] = [];
-	let rest = match[1];
-	while (rest.length > 0) {
-		const segment = SEGMENT.exec(rest);
-		if (!segment) return null;
-		const key = segment[1] ?? segment[2] ?? segment[3];
-		if (key === '__proto__' || key === 'constructor' || key === 'prototype') return null;
-		keys.push(key);
-		rest = rest.slice(segment[0].length);
-	}
-	return keys;
+	const keys = [...match[1].matchAll(JSON_KEY)].map((key) => key[1] ?? key[2] ?? key[3]);
+	return keys.some((key) => key === '__proto__' || key === 'constructor' || key === 'prototype') ? null : keys;
 }

@@ -22,15 +22,9 @@ const properties: INodeProperties[] = [
 	),
 ];
 
-interface PreparedIntegration {
-	type: string;
-	settings: DeliverySettings;
-}
-
 const integrationTypeValues = INTEGRATION_TYPES.map((option) => String(option.value));
 
-export const operation: PerItemOperation<PreparedIntegration> = {
-	kind: 'perItem',
+export const createIntegration: PerItemOperation<{ type: string; settings: DeliverySettings }> = {
 	value: 'create',
 	title: 'Create Integration',
 	name: 'Create',
@@ -43,9 +37,9 @@ export const operation: PerItemOperation<PreparedIntegration> = {
 		return { type, settings: readDeliverySettings(this, itemIndex) };
 	},
 
-	async send({ type, settings }, call) {
+	async send({ type, settings }, request) {
 		return (await serviceRequest.call(this, {
-			...call,
+			...request,
 			method: 'POST',
 			path: '/v1/modules/integration',
 			body: { type, settings: deliverySettingsBody(settings, 'webhook_method') },

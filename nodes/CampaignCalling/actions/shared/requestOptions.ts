@@ -1,13 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { ServiceRequest } from '../../../shared/transport';
-import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../../shared/transport';
-import { requireIntegerInRange } from '../../../shared/validation';
+import type { RequestSettings } from '../types';
+import { readIntegerOptions } from './integerOptions';
 
-const MAX_RETRIES = 10;
-const MAX_TIMEOUT_SECONDS = 600;
-
-/** Node-wide settings of how requests to the service are made, for every operation. */
 export const requestOptionsProperty: INodeProperties = {
 	displayName: 'Request Options',
 	name: 'requestOptions',
@@ -21,7 +16,7 @@ export const requestOptionsProperty: INodeProperties = {
 			displayName: 'Max Retries',
 			name: 'maxRetries',
 			type: 'number',
-			typeOptions: { minValue: 0, maxValue: MAX_RETRIES },
+			typeOptions: { minValue: 0, maxValue: 10 },
 			default: 3,
 			description:
 				'How often n8n repeats a read (Get) after a temporary failure (HTTP 5xx, 429, dropped connection), waiting longer each time. Writes are repeated only when the service was never reached. 0 turns retries off.',
@@ -30,26 +25,15 @@ export const requestOptionsProperty: INodeProperties = {
 			displayName: 'Timeout (Seconds)',
 			name: 'timeoutSeconds',
 			type: 'number',
-			typeOptions: { minValue: 1, maxValue: MAX_TIMEOUT_SECONDS },
+			typeOptions: { minValue: 1, maxValue: 600 },
 			default: 60,
 			description: 'How long n8n waits for the service to answer each request of this node',
 		},
 	],
 };
 
-/** How hard each request of a run tries: retries and timeout, as the transport takes them. */
-export type RequestOptions = Required<Pick<ServiceRequest, 'maxRetries' | 'timeoutMs'>>;
-
 /** Request Options, read once per run; a bad value refuses the whole run. */
-export function readRequestOptions(context: IExecuteFunctions): RequestOptions {
-	const options = context.getNodeParameter('requestOptions', 0, {}) as IDataObject;
-	const maxRetries =
-		options.maxRetries === undefined
-			? DEFAULT_RETRY_POLICY.maxRetries
-			: requireIntegerInRange(options.maxRetries, 'Request Options → Max Retries', 0, MAX_RETRIES);
-	const timeoutSeconds =
-		options.timeoutSeconds === undefined
-			? DEFAULT_TIMEOUT_MS / 1000
-			: requireIntegerInRange(options.timeoutSeconds, 'Request Options → Timeout (Seconds)', 1, MAX_TIMEOUT_SECONDS);
+export function readRequestOptions(context: IExecuteFunctions): Omit<RequestSettings, 'operation'> {
+	const { maxRetries, timeoutSeconds } = readIntegerOptions(context, requestOptionsProperty, 'Request Options → ');
 	return { maxRetries, timeoutMs: timeoutSeconds * 1000 };
 }

@@ -2,24 +2,25 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { listWebhookFlows } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
-import { readSimplify, shapeRecord, simplifyProperty } from '../shared/simplify';
+import { defineSimplify } from '../shared/simplify';
 import { InvalidInputError, requireIntegerInRange } from '../../../shared/validation';
 
-/** What Simplify keeps of a flow: what it is and its state, without the nested executions, steps and variables. */
-const SIMPLIFIED_FLOW_FIELDS = [
-	'id',
-	'name',
-	'status',
-	'flow_direction',
-	'workspace_id',
-	'is_template',
-	'tag_name',
-	'category_name',
-	'created_at',
-	'updated_at',
-] as const;
-
-const LEADING_FIELDS = ['id', 'name', 'status'] as const;
+/** Simplify keeps what a flow is and its state, without the nested executions, steps and variables. */
+const simplify = defineSimplify({
+	keptFields: [
+		'id',
+		'name',
+		'status',
+		'flow_direction',
+		'workspace_id',
+		'is_template',
+		'tag_name',
+		'category_name',
+		'created_at',
+		'updated_at',
+	],
+	leadingFields: ['id', 'name', 'status'],
+});
 
 const properties: INodeProperties[] = [
 	{
@@ -46,17 +47,10 @@ const properties: INodeProperties[] = [
 		description: 'Max number of results to return',
 		displayOptions: { show: { returnAll: [false] } },
 	},
-	simplifyProperty(SIMPLIFIED_FLOW_FIELDS),
+	simplify.property,
 ];
 
-interface PreparedListing {
-	workspaceId: string;
-	limit: number | undefined;
-	simplify: boolean;
-}
-
-export const operation: PerItemOperation<PreparedListing> = {
-	kind: 'perItem',
+export const getManyWebhookFlows: PerItemOperation<{ workspaceId: string; limit: number | undefined; simplified: boolean }> = {
 	value: 'getAll',
 	title: 'Get Many Webhook Flows',
 	name: 'Get Many',
@@ -73,15 +67,13 @@ export const operation: PerItemOperation<PreparedListing> = {
 		const limit = returnAll
 			? undefined
 			: requireIntegerInRange(this.getNodeParameter('limit', itemIndex, 50), 'Limit', 1, Number.MAX_SAFE_INTEGER);
-		return { workspaceId, limit, simplify: readSimplify(this, itemIndex) };
+		return { workspaceId, limit, simplified: simplify.read(this, itemIndex) };
 	},
 
-	async send({ workspaceId, limit, simplify }, call) {
-		const flows = await listWebhookFlows.call(this, { workspaceId }, call);
+	async send({ workspaceId, limit, simplified }, request) {
+		const flows = await listWebhookFlows.call(this, { workspaceId }, request);
 		// docs/service-interface.md shows no paging: the service returns the whole listing, and Limit
 		// (when Return All is off) trims it here.
-		return flows.slice(0, limit).map((flow) =>
-			shapeRecord(flow, { simplify, keptFields: SIMPLIFIED_FLOW_FIELDS, leadingFields: LEADING_FIELDS }),
-		);
+		return flows.slice(0, limit).map((flow) => simplify.shape(flow, simplified));
 	},
 };

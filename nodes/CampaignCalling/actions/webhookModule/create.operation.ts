@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { createWebhookModule } from '../../../shared/service';
+import * as service from '../../../shared/service';
 import { EVENT_TYPES, EVENT_TYPE_VALUES } from '../../../shared/vocabulary';
 import type { PerItemOperation } from '../types';
 import type { DeliverySettings } from '../../../shared/moduleSettings';
@@ -22,13 +22,7 @@ const properties: INodeProperties[] = [
 	),
 ];
 
-interface PreparedWebhookModule {
-	eventType: string;
-	settings: DeliverySettings;
-}
-
-export const operation: PerItemOperation<PreparedWebhookModule> = {
-	kind: 'perItem',
+export const createWebhookModule: PerItemOperation<{ eventType: string; settings: DeliverySettings }> = {
 	value: 'create',
 	title: 'Create Webhook Module',
 	name: 'Create',
@@ -41,7 +35,7 @@ export const operation: PerItemOperation<PreparedWebhookModule> = {
 		return { eventType, settings: readDeliverySettings(this, itemIndex) };
 	},
 
-	async send({ eventType, settings }, call) {
-		return await createWebhookModule.call(this, eventType, settings, call);
+	async send({ eventType, settings }, request) {
+		return await service.createWebhookModule.call(this, eventType, settings, request);
 	},
 };

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { CampaignCalling } from '../../../../../nodes/CampaignCalling/CampaignCalling.node';
-import { UPDATE_FIELDS } from '../../../../../nodes/CampaignCalling/actions/campaign/updateFields';
+import { UPDATE_FIELD_GROUPS } from '../../../../../nodes/CampaignCalling/actions/campaign/updateFields';
 import { searchWebhookFlows } from '../../../../../nodes/CampaignCalling/methods/listSearch';
 import { runActionNode, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator, withoutRetries } from '../../../../helpers/kit.ts';
@@ -222,14 +222,11 @@ describe('Update Fields in the editor', () => {
 	const options = updateFields.options as INodeProperties[];
 
 	it('lists the fields group by group, as a person thinks: who, the agent, when, retries, numbers, webhook, the campaign', () => {
-		expect(options.map((option) => option.name)).toEqual(UPDATE_FIELDS.map((field) => field.name));
-		const sections = UPDATE_FIELDS.map((field) => field.section);
-		expect([...new Set(sections)]).toEqual(['who', 'agent', 'when', 'retries', 'phoneNumbers', 'webhook', 'campaign']);
-		// Each group is contiguous: its fields sit together.
-		expect(sections.filter((section, index) => index === 0 || section !== sections[index - 1])).toEqual([...new Set(sections)]);
-		expect(options.map((option) => option.description?.split(':')[0])).toEqual(
-			sections.map((section) => ({ who: 'Who is called', agent: 'Calling agent', when: 'When', retries: 'Retries', phoneNumbers: 'Phone numbers', webhook: 'Webhook', campaign: 'Campaign' })[section]),
-		);
+		const groups = Object.entries(UPDATE_FIELD_GROUPS);
+		expect(groups.map(([group]) => group)).toEqual(['Who is called', 'Calling agent', 'When', 'Retries', 'Phone numbers', 'Webhook', 'Campaign']);
+		// Each group's fields sit together, each description opening with its group.
+		const listed = groups.flatMap(([group, fields]) => fields.map((field) => [field.name, group]));
+		expect(options.map((option) => [option.name, option.description?.split(':')[0]])).toEqual(listed);
 	});
 
 	it('keeps every label within what n8n shows uncut (21 characters)', () => {

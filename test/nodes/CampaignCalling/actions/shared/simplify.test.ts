@@ -1,17 +1,17 @@
-import { shapeRecord } from '../../../../../nodes/CampaignCalling/actions/shared/simplify';
+import { defineSimplify } from '../../../../../nodes/CampaignCalling/actions/shared/simplify';
 
-const options = (simplify: boolean) => ({ simplify, keptFields: ['id', 'name'], leadingFields: ['id', 'name'] });
+const { shape } = defineSimplify({ keptFields: ['id', 'name'], leadingFields: ['id', 'name'] });
 
-describe('shapeRecord', () => {
+describe('Simplify shaping a record', () => {
 	const record = { notes: 'n', name: 'N', extra: 1, id: 'i' };
 
 	it('not simplified puts the leading fields first and keeps the rest in their order', () => {
-		expect(Object.keys(shapeRecord(record, options(false)))).toEqual(['id', 'name', 'notes', 'extra']);
-		expect(shapeRecord(record, options(false))).toEqual(record);
+		expect(Object.keys(shape(record, false))).toEqual(['id', 'name', 'notes', 'extra']);
+		expect(shape(record, false)).toEqual(record);
 	});
 
 	it('simplified keeps only the kept fields, in their order, leaving out those the record lacks', () => {
-		expect(shapeRecord({ name: 'N', other: 2 }, options(true))).toStrictEqual({ name: 'N' });
-		expect(Object.keys(shapeRecord(record, options(true)))).toEqual(['id', 'name']);
+		expect(shape({ name: 'N', other: 2 }, true)).toStrictEqual({ name: 'N' });
+		expect(Object.keys(shape(record, true))).toEqual(['id', 'name']);
 	});
 });

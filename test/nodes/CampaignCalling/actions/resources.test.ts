@@ -1,17 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { campaign } from '../../../../nodes/CampaignCalling/actions/campaign';
-import { contact } from '../../../../nodes/CampaignCalling/actions/contact';
-import { integration } from '../../../../nodes/CampaignCalling/actions/integration';
-import { defineResource, resourceProperty, subtitleOf } from '../../../../nodes/CampaignCalling/actions/resource';
+import { RESOURCES, defineResource, resourceProperty, subtitleOf } from '../../../../nodes/CampaignCalling/actions/resources';
 import type { PerItemOperation } from '../../../../nodes/CampaignCalling/actions/types';
-import { webhookFlow } from '../../../../nodes/CampaignCalling/actions/webhookFlow';
-import { webhookModule } from '../../../../nodes/CampaignCalling/actions/webhookModule';
 
 /** An operation with only what the description needs, for the resource's own tests. */
 function operation(value: string, title: string, properties: INodeProperties[] = []): PerItemOperation<null> {
 	return {
-		kind: 'perItem',
 		value,
 		title,
 		name: title.split(' ')[0],
@@ -56,7 +50,7 @@ describe('defineResource', () => {
 });
 
 describe('the node\'s operations', () => {
-	const operations = [campaign, contact, integration, webhookFlow, webhookModule].flatMap((resource) =>
+	const operations = RESOURCES.flatMap((resource) =>
 		resource.operations.map((candidate) => [`${resource.value}.${candidate.value}`, candidate] as const),
 	);
 

@@ -1,7 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { getCampaign } from './campaign/get.operation';
+import { updateCampaign } from './campaign/update.operation';
+import { addToCampaign } from './contact/addToCampaign.operation';
+import { getContact } from './contact/get.operation';
+import { createIntegration } from './integration/create.operation';
 import type { Operation } from './types';
+import { getManyWebhookFlows } from './webhookFlow/getAll.operation';
+import { createWebhookModule } from './webhookModule/create.operation';
 
 /** A resource: its operations, and the parameters the editor shows for them. */
 export interface Resource {
@@ -35,7 +42,15 @@ export function defineResource(name: string, value: string, operations: Operatio
 	return { name, value, operations, properties: [operationProperty, ...properties] };
 }
 
-/** The Resource parameter, listing the resources in the order given. */
+/** The node's resources, in the editor's (alphabetical) order, each with its operations. */
+export const RESOURCES = [
+	defineResource('Campaign', 'campaign', [getCampaign, updateCampaign]),
+	defineResource('Contact', 'contact', [addToCampaign, getContact]),
+	defineResource('Integration', 'integration', [createIntegration]),
+	defineResource('Webhook Flow', 'webhookFlow', [getManyWebhookFlows]),
+	defineResource('Webhook Module', 'webhookModule', [createWebhookModule]),
+];
+
 export function resourceProperty(resources: Resource[], defaultResource: string): INodeProperties {
 	return {
 		displayName: 'Resource',
