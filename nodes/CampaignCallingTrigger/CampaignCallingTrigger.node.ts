@@ -17,7 +17,7 @@ import { modulesExist, registerModules, reportModulesKept } from './activation';
 import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
 import { deliveryParameters, ignoresRepeats } from './parameters';
-import { acceptedSender, thisTriggerKey } from './registrations';
+import { acceptedSender } from './registrations';
 import { REMEMBERED_KEYS, findRepeats, keyedEvents } from './repeats';
 import type { KeyedEvent } from './repeats';
 
@@ -163,8 +163,7 @@ export class CampaignCallingTrigger implements INodeType {
 	/** Answers at once only a delivery that starts nothing; execute() answers the others. */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const [request, response] = [this.getRequestObject(), this.getResponseObject()];
-		const trigger = thisTriggerKey.call(this);
-		const sender = await acceptedSender.call(this, trigger);
+		const { trigger, sender } = await acceptedSender.call(this);
 		if (sender === undefined) return refuse(response, 401, 'Unauthorized');
 		const delivery = parseDelivery(request);
 		if (!delivery.ok) return refuse(response, delivery.statusCode, delivery.message);

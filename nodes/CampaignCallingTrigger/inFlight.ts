@@ -1,7 +1,6 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { jsonParse, sleep } from 'n8n-workflow';
 
-import { BoundedMap } from './boundedMap';
 import { ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } from './keyCache';
 
 /*
@@ -20,6 +19,24 @@ interface InFlightEvent {
 	/** When the first of them came. */
 	since: number;
 	window: SenderWindow;
+}
+
+/** A Map whose oldest entries go first past a size limit: the events in flight, and registrations.ts's maps. */
+export class BoundedMap<K, V> extends Map<K, V> {
+	private readonly maxEntries: number;
+
+	constructor(maxEntries: number) {
+		super();
+		this.maxEntries = maxEntries;
+	}
+
+	/** Adds `key` as the newest entry, replacing any earlier one. */
+	set(key: K, value: V): this {
+		this.delete(key);
+		super.set(key, value);
+		if (this.size > this.maxEntries) this.delete(this.keys().next().value as K);
+		return this;
+	}
 }
 
 /** The sender's window, (Retry Limit + 1) × Timeout, and a minute for its pauses between attempts. */
@@ -97,15 +114,7 @@ function countRetry(trigger: string, keys: Array<string | undefined>): number | 
  */
 function trackAnswer(trigger: string, hashes: string[], response: DeliveryResponse, window: SenderWindow, knownRepeats: number): void {
 	if (hashes.length === 0) return;
-	const answer = whenAnswered(response);
-	const answered = answer.then(({ accepted }) => accepted);
-	const now = Date.now();
-	for (const hash of hashes) {
-		const earlier = inFlightEvent(trigger, hash);
-		const record = { answered, attempts: earlier?.attempts ?? 1, since: earlier?.since ?? now, window: earlier?.window ?? window };
-		inFlightEvents.set(eventKey(trigger, hash), record);
-	}
-	void answer.then(({ accepted, body }) => {
+	const answered = whenAnswered(response, (accepted, body) => {
 		for (const hash of hashes) {
 			const key = eventKey(trigger, hash);
 			if (inFlightEvents.get(key)?.answered === answered) inFlightEvents.delete(key);
@@ -114,15 +123,26 @@ function trackAnswer(trigger: string, hashes: string[], response: DeliveryRespon
 		if (answerRecordedAllAsNew(body, knownRepeats)) cacheRecordedKeys(trigger, hashes);
 		else ageCachedKeys(trigger, hashes.length);
 	});
+	const now = Date.now();
+	for (const hash of hashes) {
+		const earlier = inFlightEvent(trigger, hash);
+		const record = { answered, attempts: earlier?.attempts ?? 1, since: earlier?.since ?? now, window: earlier?.window ?? window };
+		inFlightEvents.set(eventKey(trigger, hash), record);
+	}
 }
 
-/** Resolves with n8n's answer to the delivery at end(), which n8n calls even after its sender left (ARCHITECTURE.md). */
-function whenAnswered(response: DeliveryResponse): Promise<{ accepted: boolean; body: unknown }> {
+/**
+ * Resolves with whether n8n answered the delivery 2xx, at end(), which n8n calls even after its sender
+ * left (ARCHITECTURE.md); `settle` sees the answer first, before anyone waiting for it resumes.
+ */
+function whenAnswered(response: DeliveryResponse, settle: (accepted: boolean, body: unknown) => void): Promise<boolean> {
 	return new Promise((resolve) => {
 		const end = response.end;
 		response.end = function (this: DeliveryResponse, ...args: unknown[]) {
 			response.end = end;
-			resolve({ accepted: response.statusCode >= 200 && response.statusCode < 300, body: args[0] });
+			const accepted = response.statusCode >= 200 && response.statusCode < 300;
+			settle(accepted, args[0]);
+			resolve(accepted);
 			return (end as (...endArgs: unknown[]) => DeliveryResponse).apply(this, args);
 		} as DeliveryResponse['end'];
 	});

@@ -6,7 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { HUNG_UP, claimEvents, inFlightEvent } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { BoundedMap, HUNG_UP, claimEvents, inFlightEvent } from '../../../nodes/CampaignCallingTrigger/inFlight';
 import { isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/keyCache';
 
 import { repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
@@ -509,5 +509,16 @@ describe('a retry waiting for earlier answers', () => {
 		const end = response.end;
 		void claimEvents('no-events-trigger', [], response as unknown as Response, { timeout: 30, retryLimit: 3 });
 		expect(response.end).toBe(end);
+	});
+});
+
+describe('a bounded map', () => {
+	it('forgets its oldest entry first past its size limit; setting a key again makes it the newest', () => {
+		const map = new BoundedMap<string, number>(2);
+		map.set('a', 1);
+		map.set('b', 2);
+		map.set('a', 3);
+		map.set('c', 4);
+		expect([map.get('a'), map.get('b'), map.get('c')]).toEqual([3, undefined, 4]);
 	});
 });
