@@ -13,6 +13,7 @@ import type { LoggedProcess } from './process.ts';
 import { ensureRuntime, N8N_ENTRY } from './runtime.ts';
 import type { N8nRuntime, N8nVersion } from './runtime.ts';
 import { restBackedCalls } from './rest-session.ts';
+import { copyTemplateInto, isFreshUserFolder, saveTemplate, userFolderTemplate } from './userFolderTemplate.ts';
 import { DEMO } from '../../simulator/server.ts';
 import { CREDENTIAL_TYPE } from './workflows.ts';
 import type { CredentialRef, WorkflowJson } from './workflows.ts';
@@ -148,6 +149,8 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	const ownsUserFolder = options.userFolder === undefined;
 	const userFolder = options.userFolder ?? createUserFolder(options.version);
 	mkdirSync(userFolder, { recursive: true });
+	const template = userFolderTemplate(options.version, options.extraEnv);
+	const makesTemplate = isFreshUserFolder(userFolder) && !copyTemplateInto(template, userFolder);
 	const removeUserFolder = () => {
 		if (ownsUserFolder && !process.env.E2E_KEEP_WORK) rmSync(userFolder, { recursive: true, force: true });
 	};
@@ -175,7 +178,8 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	try {
 		const startToReadyMs = await waitUntilReady(n8n, url, { rest: true, timeoutMs: options.readyTimeoutMs });
 		log(`n8n ${options.version}: ready in ${(startToReadyMs / 1000).toFixed(1)} s`);
-		const session = await openSession(url, url, () => tail(n8n.logs()));
+		const onOwnerSetUp = makesTemplate ? () => saveTemplate(template, userFolder) : undefined;
+		const session = await openSession(url, url, () => tail(n8n.logs()), onOwnerSetUp);
 		return {
 			version: options.version,
 			runtime,
@@ -280,11 +284,13 @@ export interface N8nSession {
 }
 
 /**
- * Signs in at the main's `url` as the owner (setting it up on a fresh database), creates an API key and
- * returns the API client; its callWebhook goes to `webhookUrl`. `logTail` is added to its timeout errors.
+ * Signs in at the main's `url` as the owner (setting it up on a fresh database), runs `onOwnerSetUp` if given,
+ * creates an API key and returns the API client; its callWebhook goes to `webhookUrl`. `logTail` is added to
+ * its timeout errors.
  */
-export async function openSession(url: string, webhookUrl: string, logTail: () => string): Promise<N8nSession> {
+export async function openSession(url: string, webhookUrl: string, logTail: () => string, onOwnerSetUp?: () => Promise<void>): Promise<N8nSession> {
 	const cookie = await signInAsOwner(url);
+	await onOwnerSetUp?.();
 	// 1.x turns its public API off in its test mode (E2E_TESTS=true): then workflows go through the REST session.
 	const settings = await httpCall<{ data: { publicApi?: { enabled?: boolean } } }>(`${url}rest/settings`, 'GET', sessionHeaders(cookie));
 	const apiKey = settings.body.data?.publicApi?.enabled === false ? '' : await createApiKey(url, cookie);

@@ -4,10 +4,10 @@
  * the remaining runtime dependencies. `require('n8n-workflow')` then resolves to n8n's own copy.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
-import { cleanEnv, runCommand } from './process.ts';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { cleanEnv, runCommand, runDir } from './process.ts';
 
 /** n8n's installer removes these from the unpacked package.json before installing its dependencies. */
 const DROPPED_ON_INSTALL = ['devDependencies', 'peerDependencies', 'optionalDependencies'];
@@ -65,47 +65,69 @@ export async function installPackage(userFolder: string, packageRoot = process.e
 	const manifest = readManifest(join(packageRoot, 'package.json'));
 	assertBuilt(packageRoot, manifest);
 
-	const packDir = mkdtempSync(join(tmpdir(), 'campaign-calling-pack-'));
-	try {
-		const { tarball } = packTarball(packageRoot, packDir);
+	const tarball = packedOnceThisRun(packageRoot);
+	const nodesFolder = join(userFolder, '.n8n', 'nodes');
+	const dir = join(nodesFolder, 'node_modules', manifest.name);
+	rmSync(dir, { recursive: true, force: true });
+	unpackTarball(tarball, dir);
 
-		const nodesFolder = join(userFolder, '.n8n', 'nodes');
-		const dir = join(nodesFolder, 'node_modules', manifest.name);
-		rmSync(dir, { recursive: true, force: true });
-		unpackTarball(tarball, dir);
-
-		const packed = readManifest(join(dir, 'package.json'));
-		const runtimeManifest = Object.fromEntries(
-			Object.entries(packed).filter(([key]) => !DROPPED_ON_INSTALL.includes(key)),
+	const packed = readManifest(join(dir, 'package.json'));
+	const runtimeManifest = Object.fromEntries(
+		Object.entries(packed).filter(([key]) => !DROPPED_ON_INSTALL.includes(key)),
+	);
+	writeFileSync(join(dir, 'package.json'), JSON.stringify(runtimeManifest, null, 2));
+	if (Object.keys(packed.dependencies ?? {}).length > 0) {
+		await runCommand(
+			'npm',
+			['install', '--omit=dev', '--omit=peer', '--bin-links=false', '--ignore-scripts', '--package-lock=false'],
+			{ cwd: dir, env: cleanEnv(), label: `npm install (dependencies of ${packed.name})` },
 		);
-		writeFileSync(join(dir, 'package.json'), JSON.stringify(runtimeManifest, null, 2));
-		if (Object.keys(packed.dependencies ?? {}).length > 0) {
-			await runCommand(
-				'npm',
-				['install', '--omit=dev', '--omit=peer', '--bin-links=false', '--ignore-scripts', '--package-lock=false'],
-				{ cwd: dir, env: cleanEnv(), label: `npm install (dependencies of ${packed.name})` },
-			);
-		}
-		// n8n's ledger of installed community packages.
-		writeFileSync(
-			join(nodesFolder, 'package.json'),
-			JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [packed.name]: packed.version } }, null, 2),
-		);
-
-		const problems = manifestProblems(dir, packed);
-		if (problems.length > 0) {
-			throw new Error(`The packed ${packed.name} is not loadable by n8n:\n- ${problems.join('\n- ')}`);
-		}
-		return {
-			name: packed.name,
-			version: packed.version,
-			dir,
-			nodeFiles: packed.n8n?.nodes ?? [],
-			credentialFiles: packed.n8n?.credentials ?? [],
-		};
-	} finally {
-		rmSync(packDir, { recursive: true, force: true });
 	}
+	// n8n's ledger of installed community packages.
+	writeFileSync(
+		join(nodesFolder, 'package.json'),
+		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [packed.name]: packed.version } }, null, 2),
+	);
+
+	const problems = manifestProblems(dir, packed);
+	if (problems.length > 0) {
+		throw new Error(`The packed ${packed.name} is not loadable by n8n:\n- ${problems.join('\n- ')}`);
+	}
+	return {
+		name: packed.name,
+		version: packed.version,
+		dir,
+		nodeFiles: packed.n8n?.nodes ?? [],
+		credentialFiles: packed.n8n?.credentials ?? [],
+	};
+}
+
+/**
+ * `npm pack` of `packageRoot` once per run and build (package.json and every file under dist/, by size and
+ * time): packing took 3-4 s of each start. Kept in the run's folder, which its teardown removes.
+ */
+function packedOnceThisRun(packageRoot: string): string {
+	const build = createHash('sha256').update(resolve(packageRoot)).update(readFileSync(join(packageRoot, 'package.json')));
+	for (const file of filesUnder(join(packageRoot, 'dist'))) {
+		const { size, mtimeMs } = statSync(file);
+		build.update(`${file}\0${size}\0${mtimeMs}\0`);
+	}
+	const dir = join(runDir(), `packed-${build.digest('hex').slice(0, 16)}`);
+	const done = join(dir, 'tarball');
+	if (existsSync(done)) return readFileSync(done, 'utf8');
+	rmSync(dir, { recursive: true, force: true });
+	mkdirSync(dir, { recursive: true });
+	const { tarball } = packTarball(packageRoot, dir);
+	writeFileSync(`${done}.partial`, tarball);
+	renameSync(`${done}.partial`, done);
+	return tarball;
+}
+
+function filesUnder(dir: string): string[] {
+	return readdirSync(dir, { recursive: true, withFileTypes: true })
+		.filter((entry) => entry.isFile())
+		.map((entry) => join(entry.parentPath, entry.name))
+		.sort();
 }
 
 /** Fails with the fix when the build output the manifest points at is missing. */
