@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { serviceRequest } from '../../../shared/transport';
 import type { BatchedOperation, RequestSettings } from '../types';
 import { InvalidInputError, requireOneOf, requireUuid } from '../../../shared/validation';
-import { readIntegerOptions } from '../shared/integerOptions';
+import { readIntegerOptions } from '../shared/requestOptions';
 import { campaignIdHint, campaignIdProperty } from '../campaign/fields';
 import type { CampaignContacts, ContactInput } from './contactInput';
 import { INPUT_MODES, readContacts, readMappedContact } from './contactInput';
