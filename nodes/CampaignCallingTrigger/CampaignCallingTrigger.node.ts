@@ -12,7 +12,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { deliveryLimitProperties } from '../shared/moduleSettings';
 import { CREDENTIAL_TYPE } from '../shared/transport';
-import { EVENT_TYPES } from '../shared/vocabulary';
+import { EVENT_TYPES, capitalized } from '../shared/vocabulary';
 import { modulesExist, registerModules, reportModulesKept } from './activation';
 import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
@@ -55,9 +55,6 @@ function handoverItems(events: KeyedEvent[], headers: IDataObject | undefined, d
 		return { json };
 	});
 }
-
-/** "Call" for the group call: the group's label, which begins its events' names. */
-const groupLabel = (group: string) => `${group[0].toUpperCase()}${group.slice(1)}`;
 
 const EVENT_NAMES = Object.fromEntries(EVENT_TYPES.map(({ name, value }) => [value, name]));
 
@@ -102,7 +99,7 @@ export class CampaignCallingTrigger implements INodeType {
 				default: ['call.ended'],
 				description: 'The events that start this workflow',
 				options: EVENT_TYPES.map(({ group, name, value, description }) => ({
-					name: `${groupLabel(group)}: ${name.replace(new RegExp(`^${groupLabel(group)} `), '')}`,
+					name: `${capitalized(group)}: ${name.replace(new RegExp(`^${capitalized(group)} `), '')}`,
 					value,
 					description,
 				})),
