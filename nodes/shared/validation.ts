@@ -91,24 +91,58 @@ export function requirePhoneNumber(value: unknown, field: string): string {
 const NOT_JSON = Symbol('not JSON');
 
 /** Text parsed as JSON, or a marker for text that is not JSON, so callers can raise their own clear error. */
-export function parseJsonText(text: string): unknown {
+function parseJsonText(text: string): unknown {
 	return jsonParse<unknown>(text, { fallbackValue: NOT_JSON });
-}
-
-export function isNotJson(value: unknown): boolean {
-	return value === NOT_JSON;
 }
 
 /** Accepts a JSON object, or a JSON string of one (as typed into a JSON field). */
 export function parseJsonObject(value: unknown, field: string): IDataObject {
 	const hint = 'Give a JSON object, for example {"email": "ada@example.com"}.';
 	const parsed = typeof value === 'string' ? parseJsonText(value) : value;
-	if (isNotJson(parsed)) throw new InvalidInputError(field, `is not valid JSON: ${quote(value)}`, hint);
+	if (parsed === NOT_JSON) throw new InvalidInputError(field, `is not valid JSON: ${quote(value)}`, hint);
 	if (!isPlainObject(parsed)) {
 		const kind = Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : `a ${typeof parsed}`;
 		throw new InvalidInputError(field, `must be a JSON object, got ${kind}`, hint);
 	}
 	return parsed;
+}
+
+/** A contact in the service's own input shape (docs/service-interface.md, "Endpoints the package calls"). */
+export interface ContactInput extends IDataObject {
+	firstname: string;
+	lastname: string;
+	phone_number: string;
+	metadata?: IDataObject;
+}
+
+/** What one input item of Add to Campaign adds: its contacts, and the campaign they go to. */
+export interface CampaignContacts { campaignId: string; contacts: ContactInput[] }
+
+/**
+ * Add to Campaign's input of one item, checked in one call: the campaign's ID, then each contact. `listField`
+ * names the parameter when `contacts` is a JSON array of them (parsed or as text); without it, one contact.
+ */
+export function requireCampaignContacts(campaignId: unknown, contacts: unknown, campaignIdHint: string, listField?: string): CampaignContacts {
+	const campaign = requireUuid(campaignId, 'Campaign ID', campaignIdHint);
+	if (listField === undefined) return { campaignId: campaign, contacts: [requireContact(contacts)] };
+	const list = typeof contacts === 'string' ? parseJsonText(contacts) : contacts;
+	if (list === NOT_JSON) throw new InvalidInputError(listField, `is not valid JSON: ${quote(contacts)}`, 'Give a JSON array of contacts.');
+	if (!Array.isArray(list)) throw new InvalidInputError(listField, `must be a JSON array of contacts, got ${quote(list)}`, 'Wrap a single contact in [ ].');
+	return { campaignId: campaign, contacts: list.map((entry, position) => requireContact(entry, ` of contact ${position} in ${listField}`)) };
+}
+
+/** One contact in the service's shape; `where` tells which entry of a JSON array it is. */
+function requireContact(raw: unknown, where = ''): ContactInput {
+	if (!isPlainObject(raw)) throw new InvalidInputError(`Contact${where}`, `must be a JSON object, got ${quote(raw)}`);
+	const contact: ContactInput = {
+		firstname: requireNonEmptyString(raw.firstname, `First Name (firstname)${where}`),
+		lastname: requireNonEmptyString(raw.lastname, `Last Name (lastname)${where}`),
+		phone_number: requirePhoneNumber(raw.phone_number, `Phone Number (phone_number)${where}`),
+	};
+	if (raw.metadata !== undefined && raw.metadata !== null && raw.metadata !== '') {
+		contact.metadata = parseJsonObject(raw.metadata, `Metadata${where}`);
+	}
+	return contact;
 }
 
 /** Accepts a real array, a JSON array string, or a comma-separated string ("a, b"). */

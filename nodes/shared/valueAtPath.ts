@@ -9,3 +9,8 @@ export function valueAtPath(root: unknown, path: readonly string[], isLeaf: (val
 	}
 	return current;
 }
+
+/** The value at each path (undefined where there is none), in one call for the reads of one item. */
+export function valuesAtPaths(root: unknown, paths: Array<readonly string[] | null>): unknown[] {
+	return paths.map((path) => (path === null ? undefined : valueAtPath(root, path)));
+}

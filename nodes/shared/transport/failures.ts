@@ -21,7 +21,7 @@ export interface ServiceRequest {
 	/** Request Options; without them, the defaults. */
 	maxRetries?: number;
 	timeoutMs?: number;
-	/** Names a write within the run (`batch 0`): under Retry On Fail, a later try takes its recorded answer (sentRecord.ts). */
+	/** Names a write within the run (`batch 0`): under Retry On Fail, a later try takes its recorded answer (request.ts, sentRecordEntry). */
 	sendOnceAs?: string;
 }
 

@@ -1,15 +1,14 @@
 import {
 	isPlainObject,
 	InvalidInputError,
-	isNotJson,
 	parseIntegerList,
 	parseJsonObject,
-	parseJsonText,
 	parseStringList,
 	quote,
 	refusedInputError,
 	requireHttpUrl,
 	requireIntegerInRange,
+	requireCampaignContacts,
 	requireNonEmptyString,
 	requirePhoneNumber,
 	requireUuid,
@@ -119,10 +118,11 @@ describe('requirePhoneNumber', () => {
 });
 
 describe('JSON values', () => {
-	it('parseJsonText reports text that is not JSON as a marker', () => {
-		expect(parseJsonText('{"a":1}')).toEqual({ a: 1 });
-		expect(isNotJson(parseJsonText('{a:1}'))).toBe(true);
-		expect(isNotJson(parseJsonText('null'))).toBe(false);
+	it('requireCampaignContacts tells a list that is no JSON from the JSON text null, which is no array', () => {
+		const campaignId = '123e4567-e89b-12d3-a456-426614174000';
+		expect(requireCampaignContacts(campaignId, '[]', 'hint', 'List').contacts).toEqual([]);
+		expect(invalid(() => requireCampaignContacts(campaignId, '[{a:1}]', 'hint', 'List')).message).toBe('List is not valid JSON: "[{a:1}]"');
+		expect(invalid(() => requireCampaignContacts(campaignId, 'null', 'hint', 'List')).message).toBe('List must be a JSON array of contacts, got null');
 	});
 
 	it('parseJsonObject takes an object or a JSON string of one', () => {

@@ -2,12 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { serviceRequest } from '../../../shared/transport';
 import type { BatchedOperation, RequestSettings } from '../types';
-import { InvalidInputError, requireOneOf, requireUuid } from '../../../shared/validation';
+import type { CampaignContacts, ContactInput } from '../../../shared/validation';
+import { InvalidInputError } from '../../../shared/validation';
 import { readIntegerOptions } from '../shared/requestOptions';
-import { campaignIdHint, campaignIdProperty } from '../campaign/fields';
-import type { CampaignContacts, ContactInput } from './contactInput';
-import { INPUT_MODES, readContacts, readMappedContact } from './contactInput';
-import { readItemParameters } from './readItemParameters';
+import { campaignIdProperty } from '../campaign/fields';
+import { readCampaignContacts } from './contactInput';
 
 const optionsProperty: INodeProperties = {
 	displayName: 'Options',
@@ -156,13 +155,7 @@ export const addToCampaign: BatchedOperation<CampaignContacts> = {
 	properties,
 	createsOnEachSend: true,
 
-	prepare(itemIndex) {
-		// Read as the mapped fields are: this runs for every item of a large list.
-		const mode = requireOneOf(readItemParameters(this, itemIndex, ['inputMode'], ['fields'])[0], 'Input Mode', INPUT_MODES);
-		if (mode === 'fields') return readMappedContact(this, itemIndex);
-		const [campaignId] = readItemParameters(this, itemIndex, ['campaignId']);
-		return { campaignId: requireUuid(campaignId, 'Campaign ID', campaignIdHint), contacts: readContacts(this, itemIndex, mode) };
-	},
+	prepare: readCampaignContacts,
 
 	async sendAll(items, request, results, failures) {
 		const keptInput = (itemIndex: number) => keptInputOf(items[itemIndex]);

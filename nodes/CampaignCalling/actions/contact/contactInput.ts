@@ -1,38 +1,16 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, NodeParameterValueType } from 'n8n-workflow';
 
-import { readItemParameters } from './readItemParameters';
-import {
-	InvalidInputError,
-	isPlainObject,
-	isNotJson,
-	parseJsonObject,
-	parseJsonText,
-	quote,
-	requireNonEmptyString,
-	requirePhoneNumber,
-	requireUuid,
-} from '../../../shared/validation';
+import type { CampaignContacts } from '../../../shared/validation';
+import { requireCampaignContacts, requireOneOf } from '../../../shared/validation';
+import { valuesAtPaths } from '../../../shared/valueAtPath';
 import { campaignIdHint } from '../campaign/fields';
 
 /*
- * How an input item becomes contacts in the service's shape, in each Input Mode of Add to Campaign,
- * every contact checked before anything is sent.
+ * How an input item becomes contacts in the service's shape, in each Input Mode of Add to Campaign, every
+ * contact checked before anything is sent; the item's parameters read by a fast path, as this runs per item.
  */
 
-export const INPUT_MODES = ['fields', 'autoMap', 'json'] as const;
-
-type InputMode = (typeof INPUT_MODES)[number];
-
-/** What one input item adds: its contacts, and the campaign they go to. */
-export interface CampaignContacts { campaignId: string; contacts: ContactInput[] }
-
-/** A contact in the service's own input shape (docs/service-interface.md, "Endpoints the package calls"). */
-export interface ContactInput extends IDataObject {
-	firstname: string;
-	lastname: string;
-	phone_number: string;
-	metadata?: IDataObject;
-}
+const INPUT_MODES = ['fields', 'autoMap', 'json'] as const;
 
 /** Field spellings accepted in Auto-Map mode, in order of preference. */
 const AUTO_MAP_SPELLINGS: Record<'firstname' | 'lastname' | 'phone_number', string[]> = {
@@ -50,49 +28,99 @@ function autoMapped(json: IDataObject): IDataObject {
 	return contact;
 }
 
-/** Checks one contact in the service's shape; `where` tells which entry of a JSON array it is. */
-function checkContact(raw: unknown, where = ''): ContactInput {
-	if (!isPlainObject(raw)) {
-		throw new InvalidInputError(`Contact${where}`, `must be a JSON object, got ${quote(raw)}`);
+/** One item's campaign and contacts, checked; Map Each Field's parameters read in one pass, so their expressions are evaluated together. */
+export function readCampaignContacts(this: IExecuteFunctions, itemIndex: number): CampaignContacts {
+	// The parameter takes no expression: read as written.
+	const rawMode = this.getNodeParameter('inputMode', itemIndex, 'fields', { rawExpressions: true });
+	const mode = rawMode === 'fields' ? rawMode : requireOneOf(rawMode, 'Input Mode', INPUT_MODES);
+	if (mode === 'fields') {
+		const [campaignId, firstname, lastname, phoneNumber, metadata] = readItemParameters(
+			this,
+			itemIndex,
+			['campaignId', 'firstName', 'lastName', 'phoneNumber', 'additionalFields.metadata'],
+			[undefined, undefined, undefined, undefined, ''],
+		);
+		const contact = { firstname, lastname, phone_number: phoneNumber, metadata: metadata === '{}' ? undefined : metadata };
+		return requireCampaignContacts(campaignId, contact, campaignIdHint);
 	}
-	const contact: ContactInput = {
-		firstname: requireNonEmptyString(raw.firstname, `First Name (firstname)${where}`),
-		lastname: requireNonEmptyString(raw.lastname, `Last Name (lastname)${where}`),
-		phone_number: requirePhoneNumber(raw.phone_number, `Phone Number (phone_number)${where}`),
-	};
-	if (raw.metadata !== undefined && raw.metadata !== null && raw.metadata !== '') {
-		contact.metadata = parseJsonObject(raw.metadata, `Metadata${where}`);
-	}
-	return contact;
+	const [campaignId] = readItemParameters(this, itemIndex, ['campaignId']);
+	if (mode === 'autoMap') return requireCampaignContacts(campaignId, autoMapped(this.getInputData()[itemIndex].json), campaignIdHint);
+	return requireCampaignContacts(campaignId, this.getNodeParameter('contactsJson', itemIndex), campaignIdHint, 'Contacts (JSON)');
 }
 
-export function readContacts(context: IExecuteFunctions, itemIndex: number, mode: Exclude<InputMode, 'fields'>): ContactInput[] {
-	if (mode === 'autoMap') return [checkContact(autoMapped(context.getInputData()[itemIndex].json))];
-	const raw = context.getNodeParameter('contactsJson', itemIndex);
-	const list = typeof raw === 'string' ? parseJsonText(raw) : raw;
-	if (isNotJson(list)) {
-		throw new InvalidInputError('Contacts (JSON)', `is not valid JSON: ${quote(raw)}`, 'Give a JSON array of contacts.');
-	}
-	if (!Array.isArray(list)) {
-		throw new InvalidInputError('Contacts (JSON)', `must be a JSON array of contacts, got ${quote(list)}`, 'Wrap a single contact in [ ].');
-	}
-	return list.map((entry, position) => checkContact(entry, ` of contact ${position} in Contacts (JSON)`));
-}
+/** A parameter this fast path could not read; n8n reads it. */
+const UNREAD = Symbol('unread');
 
-/** Map Each Field: the item's parameters read in one pass, so their expressions are evaluated together. */
-export function readMappedContact(context: IExecuteFunctions, itemIndex: number): CampaignContacts {
-	const [campaignId, firstname, lastname, phoneNumber, metadata] = readItemParameters(
-		context,
-		itemIndex,
-		['campaignId', 'firstName', 'lastName', 'phoneNumber', 'additionalFields.metadata'],
-		[undefined, undefined, undefined, undefined, ''],
+/**
+ * Several parameters of one item, in the order named, at a fraction of n8n's expression cost: plain values and
+ * `{{ $json.path }}` read directly, other expressions evaluated together; anything else left to n8n (ARCHITECTURE.md).
+ */
+export function readItemParameters(context: IExecuteFunctions, itemIndex: number, names: string[], fallbacks: unknown[] = []): unknown[] {
+	const item = context.getInputData()[itemIndex]?.json;
+	// As written in the node, expressions unevaluated; not getNode(), which copies the whole node.
+	const raws: unknown[] = names.map((name, index) =>
+		context.getNodeParameter(name, itemIndex, fallbacks[index] as NodeParameterValueType, { rawExpressions: true }),
 	);
-	const campaign = requireUuid(campaignId, 'Campaign ID', campaignIdHint);
-	const contact = checkContact({
-		firstname,
-		lastname,
-		phone_number: phoneNumber,
-		metadata: metadata === '{}' ? undefined : metadata,
+	// `{{ $json.path }}` looked up in the item all at once; a plain value as written.
+	const fromItem = valuesAtPaths(item, raws.map((raw) => (isWritten(raw) || typeof raw !== 'string' ? null : parseJsonReference(raw))));
+	const values = raws.map((raw, index) => (isWritten(raw) ? raw : isPlainValue(fromItem[index]) ? fromItem[index] : UNREAD));
+	const expressions = raws.flatMap((raw, index) => {
+		const body = values[index] === UNREAD && typeof raw === 'string' ? expressionBody(raw) : null;
+		return body === null ? [] : [{ index, body }];
 	});
-	return { campaignId: campaign, contacts: [contact] };
+	if (expressions.length > 1) {
+		const together = evaluateTogether(
+			context,
+			expressions.map(({ body }) => body),
+			itemIndex,
+		);
+		expressions.forEach(({ index }, position) => {
+			if (together && isPlainValue(together[position])) values[index] = together[position];
+		});
+	}
+	return values.map((value, index) =>
+		value === UNREAD ? context.getNodeParameter(names[index], itemIndex, fallbacks[index] as NodeParameterValueType) : value,
+	);
+}
+
+/** A plain value that is no expression. */
+function isWritten(raw: unknown): raw is string | number | boolean {
+	return isPlainValue(raw) && !(typeof raw === 'string' && raw.startsWith('='));
+}
+
+function evaluateTogether(context: IExecuteFunctions, bodies: string[], itemIndex: number): unknown[] | undefined {
+	// Each body on its own lines, so a trailing // comment cannot swallow what follows.
+	const expression = `{{ [${bodies.map((body) => `(\n${body}\n)`).join(',')}] }}`;
+	try {
+		const result = context.evaluateExpression(expression, itemIndex);
+		return Array.isArray(result) && result.length === bodies.length ? result : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The inside of `={{ ... }}` when that is the parameter's whole value, else null. */
+function expressionBody(raw: string): string | null {
+	const match = /^=\{\{([\s\S]*)\}\}$/.exec(raw);
+	if (!match || match[1].includes('{{') || match[1].includes('}}') || match[1].trim() === '') return null;
+	return match[1];
+}
+
+/** Text, a number or a boolean: values n8n hands back from an expression unchanged. */
+function isPlainValue(value: unknown): value is string | number | boolean {
+	return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+const JSON_KEY_PATH = /^=\{\{\s*\$json((?:\.[A-Za-z_$][A-Za-z0-9_$]*|\[\s*(?:'[^'\\]*'|"[^"\\]*")\s*\])+)\s*\}\}$/;
+const JSON_KEY = /\.([A-Za-z_$][A-Za-z0-9_$]*)|\[\s*(?:'([^'\\]*)'|"([^"\\]*)")\s*\]/g;
+
+/**
+ * The keys of `={{ $json.a.b }}` / `={{ $json["a b"] }}`, or null for any other expression.
+ * Only plain keys qualify: no calls, no numeric indexes, no prototype tricks.
+ */
+function parseJsonReference(raw: string): string[] | null {
+	const match = JSON_KEY_PATH.exec(raw);
+	if (!match) return null;
+	const keys = [...match[1].matchAll(JSON_KEY)].map((key) => key[1] ?? key[2] ?? key[3]);
+	return keys.some((key) => key === '__proto__' || key === 'constructor' || key === 'prototype') ? null : keys;
 }

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'v8';
 import { runInNewContext } from 'vm';
 import type { IExecuteData, IExecuteFunctions, INode } from 'n8n-workflow';
 
-import { sentRecordEntry } from '../../../../nodes/shared/transport/sentRecord';
+import { sentRecordEntry } from '../../../../nodes/shared/transport/request';
 
 /** Requests as operations make them: named by `sendOnceAs` when each send creates something, unnamed when it repeats harmlessly. */
 const CREATES = true;

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { readItemParameters } from '../../../../../nodes/CampaignCalling/actions/contact/readItemParameters';
+import { readItemParameters } from '../../../../../nodes/CampaignCalling/actions/contact/contactInput';
 import { executeContextFor } from '../../../../helpers/n8nContext.ts';
 
 const credentials = { baseUrl: 'http://127.0.0.1:9', apiKey: 'unused-key' };
