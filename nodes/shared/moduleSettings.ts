@@ -135,15 +135,9 @@ export function readDeliverySettings(context: IExecuteFunctions, itemIndex: numb
 	return settings;
 }
 
-/** A module's settings in the service's names; the two module kinds name the method field differently. */
-export function deliverySettingsBody(settings: DeliverySettings, methodField: 'webhook_method' | 'method'): IDataObject {
-	return {
-		[methodField]: settings.method,
-		url: settings.url,
-		headers: settings.headers,
-		timeout: settings.timeout,
-		retry_limit: settings.retryLimit,
-	};
+/** A module's settings in the service's names (url, headers and timeout are named alike); the two module kinds name the method field differently. */
+export function deliverySettingsBody({ method, retryLimit, ...sameNames }: DeliverySettings, methodField: 'webhook_method' | 'method'): IDataObject {
+	return { [methodField]: method, ...sameNames, retry_limit: retryLimit };
 }
 
 /** What a module creation whose outcome is unknown tells the caller to check before repeating it. */
