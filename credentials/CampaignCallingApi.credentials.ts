@@ -11,9 +11,6 @@ import type {
 /** The listing the Test reads: cheap, and any valid key may call it (docs/service-interface.md, "Endpoints the package calls"). */
 const TEST_PATH = '/v1/webhooks';
 
-/** How long the Test waits for an answer. */
-const TEST_TIMEOUT_MS = 15_000;
-
 const WHAT_IS_CORRECT =
 	'Enter the API address your provider gave you, without /v1 (for example https://api.example.com): ' +
 	`GET {Base URL}${TEST_PATH} must answer the service's JSON, {"status": "ok", "message": "...", "data": [ ...webhook flows ]}.`;
@@ -104,8 +101,8 @@ export class CampaignCallingApi implements ICredentialType {
 	authenticate: IAuthenticate = async (credentials, requestOptions) => ({
 		...requestOptions,
 		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
-		// Only the Test's request has a baseURL; n8n gives it 300 s whatever the Test asks.
-		...(requestOptions.baseURL === undefined ? {} : { timeout: TEST_TIMEOUT_MS }),
+		// Only the Test's request has a baseURL; n8n gives it 300 s whatever the Test asks, so it waits 15 s here.
+		...(requestOptions.baseURL === undefined ? {} : { timeout: 15_000 }),
 	});
 
 	// Declarative, so n8n's SSRF protection and proxy apply as to every operation; a redirect is not followed, as by them.
