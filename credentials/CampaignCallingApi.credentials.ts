@@ -50,15 +50,12 @@ const NO_DATA =
 	`The Base URL answered GET ${TEST_PATH} with a "status" but no "data" list: that is not the Campaign Calling API's listing. ${WHAT_IS_CORRECT}`;
 
 /** A 2xx answer fails when `key` has the value given; `undefined` fails an answer without that key. */
-const BODY_RULES: IAuthenticateRuleResponseSuccessBody[] = (
-	[
-		['status', undefined, NOT_THE_API],
-		['status', 'error', REFUSED_KEY],
-		['status', 'ERROR', REFUSED_KEY],
-		['status', 'Error', REFUSED_KEY],
-		['data', undefined, NO_DATA],
-	] as Array<[string, string | undefined, string]>
-).map(([key, value, message]) => ({ type: 'responseSuccessBody', properties: { key, value, message } }));
+const BODY_RULES = [
+	{ key: 'status', value: undefined, message: NOT_THE_API },
+	// A rule matches one spelling: each casing of "error" the service may send has its own.
+	...['error', 'ERROR', 'Error'].map((value) => ({ key: 'status', value, message: REFUSED_KEY })),
+	{ key: 'data', value: undefined, message: NO_DATA },
+].map((properties): IAuthenticateRuleResponseSuccessBody => ({ type: 'responseSuccessBody', properties }));
 
 export class CampaignCallingApi implements ICredentialType {
 	name = 'campaignCallingApi';
