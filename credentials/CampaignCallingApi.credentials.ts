@@ -11,9 +11,6 @@ import type {
 /** The listing the Test reads: cheap, and any valid key may call it (docs/service-interface.md, "Endpoints the package calls"). */
 const TEST_PATH = '/v1/webhooks';
 
-/** How long the Test waits for an answer. */
-const TEST_TIMEOUT_MS = 15_000;
-
 const WHAT_IS_CORRECT =
 	'Enter the API address your provider gave you, without /v1 (for example https://api.example.com): ' +
 	`GET {Base URL}${TEST_PATH} must answer the service's JSON, {"status": "ok", "message": "...", "data": [ ...webhook flows ]}.`;
@@ -53,15 +50,12 @@ const NO_DATA =
 	`The Base URL answered GET ${TEST_PATH} with a "status" but no "data" list: that is not the Campaign Calling API's listing. ${WHAT_IS_CORRECT}`;
 
 /** A 2xx answer fails when `key` has the value given; `undefined` fails an answer without that key. */
-const BODY_RULES: IAuthenticateRuleResponseSuccessBody[] = (
-	[
-		['status', undefined, NOT_THE_API],
-		['status', 'error', REFUSED_KEY],
-		['status', 'ERROR', REFUSED_KEY],
-		['status', 'Error', REFUSED_KEY],
-		['data', undefined, NO_DATA],
-	] as Array<[string, string | undefined, string]>
-).map(([key, value, message]) => ({ type: 'responseSuccessBody', properties: { key, value, message } }));
+const BODY_RULES = [
+	{ key: 'status', value: undefined, message: NOT_THE_API },
+	// A rule matches one spelling: each casing of "error" the service may send has its own.
+	...['error', 'ERROR', 'Error'].map((value) => ({ key: 'status', value, message: REFUSED_KEY })),
+	{ key: 'data', value: undefined, message: NO_DATA },
+].map((properties): IAuthenticateRuleResponseSuccessBody => ({ type: 'responseSuccessBody', properties }));
 
 export class CampaignCallingApi implements ICredentialType {
 	name = 'campaignCallingApi';
@@ -104,8 +98,8 @@ export class CampaignCallingApi implements ICredentialType {
 	authenticate: IAuthenticate = async (credentials, requestOptions) => ({
 		...requestOptions,
 		headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey)}` },
-		// Only the Test's request has a baseURL; n8n gives it 300 s whatever the Test asks.
-		...(requestOptions.baseURL === undefined ? {} : { timeout: TEST_TIMEOUT_MS }),
+		// Only the Test's request has a baseURL; n8n gives it 300 s whatever the Test asks, so it waits 15 s here.
+		...(requestOptions.baseURL === undefined ? {} : { timeout: 15_000 }),
 	});
 
 	// Declarative, so n8n's SSRF protection and proxy apply as to every operation; a redirect is not followed, as by them.

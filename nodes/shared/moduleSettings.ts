@@ -2,15 +2,6 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { InvalidInputError, quote, requireHttpUrl, requireIntegerInRange } from './validation';
 
-/** Delivery settings shared by integration modules and webhook modules (docs/service-interface.md). */
-export interface DeliverySettings {
-	method: string;
-	url: string;
-	headers: Record<string, string>;
-	timeout: number;
-	retryLimit: number;
-}
-
 /** The methods the service calls a URL with. */
 const METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'];
 
@@ -120,10 +111,10 @@ export function readDeliveryLimits(options: IDataObject): { timeout: number; ret
 	return { timeout: read(TIMEOUT_FIELD), retryLimit: read(RETRY_LIMIT_FIELD) };
 }
 
-export function readDeliverySettings(context: IExecuteFunctions, itemIndex: number): DeliverySettings {
+export function readDeliverySettings(context: IExecuteFunctions, itemIndex: number) {
 	const url = requireHttpUrl(context.getNodeParameter('url', itemIndex), 'URL');
 	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const settings: DeliverySettings = {
+	const settings = {
 		method: typeof options.method === 'string' && options.method !== '' ? options.method.toUpperCase() : 'POST',
 		url,
 		headers: headersFromList(options.headers),
@@ -135,15 +126,12 @@ export function readDeliverySettings(context: IExecuteFunctions, itemIndex: numb
 	return settings;
 }
 
-/** A module's settings in the service's names; the two module kinds name the method field differently. */
-export function deliverySettingsBody(settings: DeliverySettings, methodField: 'webhook_method' | 'method'): IDataObject {
-	return {
-		[methodField]: settings.method,
-		url: settings.url,
-		headers: settings.headers,
-		timeout: settings.timeout,
-		retry_limit: settings.retryLimit,
-	};
+/** Delivery settings shared by integration modules and webhook modules (docs/service-interface.md), as the node reads them. */
+export type DeliverySettings = ReturnType<typeof readDeliverySettings>;
+
+/** A module's settings in the service's names (url, headers and timeout are named alike); the two module kinds name the method field differently. */
+export function deliverySettingsBody({ method, retryLimit, ...sameNames }: DeliverySettings, methodField: 'webhook_method' | 'method'): IDataObject {
+	return { [methodField]: method, ...sameNames, retry_limit: retryLimit };
 }
 
 /** What a module creation whose outcome is unknown tells the caller to check before repeating it. */

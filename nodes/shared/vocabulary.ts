@@ -15,15 +15,13 @@ const EVENT_DESCRIPTIONS: Record<string, string> = {
 	'campaign.quota_reached': 'A campaign reached its calling quota',
 };
 
-type EventGroup = 'call' | 'conversation' | 'campaign';
-
 /** A word as it begins a name: "call" is "Call". */
 export const capitalized = (word: string) => `${word[0].toUpperCase()}${word.slice(1)}`;
 
 /** Named by the value spelled out (call.voicemail_detected: Call Voicemail Detected), grouped by the part before the dot. */
-export const EVENT_TYPES: Array<INodePropertyOptions & { value: string; group: EventGroup }> = Object.entries(EVENT_DESCRIPTIONS).map(
+export const EVENT_TYPES: Array<INodePropertyOptions & { value: string; group: string }> = Object.entries(EVENT_DESCRIPTIONS).map(
 	([value, description]) => ({
-		group: value.split('.')[0] as EventGroup,
+		group: value.split('.')[0],
 		name: value.split(/[._]/).map(capitalized).join(' '),
 		value,
 		description,

@@ -1,7 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { listWebhookFlows } from '../../shared/service';
-import { isPlainObject } from '../../shared/validation';
 
 /**
  * Update Campaign → Webhook Flow's list: the service's default listing, searched here by name, as the
@@ -18,7 +17,8 @@ export async function searchWebhookFlows(this: ILoadOptionsFunctions, filter?: s
 	);
 	const wanted = (filter ?? '').trim().toLowerCase();
 	const results = flows
-		.filter((flow) => isPlainObject(flow) && typeof flow.id === 'string')
+		// The transport's list answers hold only objects; one without an ID cannot be picked.
+		.filter((flow) => typeof flow.id === 'string')
 		.map((flow) => ({ name: typeof flow.name === 'string' && flow.name !== '' ? flow.name : String(flow.id), value: String(flow.id) }))
 		.filter((flow) => flow.name.toLowerCase().includes(wanted))
 		.sort((a, b) => a.name.localeCompare(b.name));

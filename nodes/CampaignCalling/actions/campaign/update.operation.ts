@@ -4,7 +4,7 @@ import { serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
 import { InvalidInputError, isPlainObject, requireNonEmptyString, requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
-import { UPDATE_FIELDS, UPDATE_FIELD_PROPERTIES, serviceName } from './updateFields';
+import { UPDATE_FIELD_GROUPS, UPDATE_FIELD_PROPERTIES } from './updateFields';
 
 const properties: INodeProperties[] = [
 	campaignIdProperty,
@@ -38,14 +38,16 @@ export const updateCampaign: PerItemOperation<{ campaignId: string; body: IDataO
 		const campaignId = requireUuid(this.getNodeParameter('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
 		const updateFields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 		const body: IDataObject = {};
-		for (const field of UPDATE_FIELDS) {
+		for (const field of Object.values(UPDATE_FIELD_GROUPS).flat()) {
 			if (!(field.name in updateFields)) continue;
 			// n8n unwraps a resource locator (Webhook Flow) into its ID; a plain string is kept as it is.
 			const value =
 				field.kind.editor.type === 'resourceLocator'
 					? this.getNodeParameter(`updateFields.${field.name}`, itemIndex, undefined, { extractValue: true })
 					: updateFields[field.name];
-			body[serviceName(field)] = field.kind.toBodyValue(value, `Update Fields → ${field.displayName}`) as IDataObject[string];
+			// The update body names a field as its parameter does, in snake_case.
+			const serviceName = field.name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+			body[serviceName] = field.kind.toBodyValue(value, `Update Fields → ${field.displayName}`) as IDataObject[string];
 		}
 		if (Object.keys(body).length === 0) {
 			throw new InvalidInputError(

@@ -214,13 +214,6 @@ export const UPDATE_FIELD_GROUPS: Record<string, UpdateField[]> = {
 	],
 };
 
-export const UPDATE_FIELDS = Object.values(UPDATE_FIELD_GROUPS).flat();
-
-/** The update body's name of a field: its parameter name in snake_case. */
-export function serviceName(field: UpdateField): string {
-	return field.name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-}
-
 /** The Update Fields options, group by group (n8n lists a collection's options as given). */
 export const UPDATE_FIELD_PROPERTIES: INodeProperties[] = Object.entries(UPDATE_FIELD_GROUPS).flatMap(([group, fields]) =>
 	fields.map(({ displayName, name, description, kind, placeholder }) => ({

@@ -20,10 +20,6 @@ export function defineSimplify({ keptFields, leadingFields }: { keptFields: stri
 	};
 }
 
-function pick(record: IDataObject, fields: string[]): IDataObject {
-	const picked: IDataObject = {};
-	for (const field of fields) {
-		if (Object.prototype.hasOwnProperty.call(record, field)) picked[field] = record[field];
-	}
-	return picked;
-}
+/** The fields of `record` that `fields` names, in that order. */
+const pick = (record: IDataObject, fields: string[]): IDataObject =>
+	Object.fromEntries(fields.filter((field) => Object.prototype.hasOwnProperty.call(record, field)).map((field) => [field, record[field]]));
