@@ -16,7 +16,7 @@ import { EVENT_TYPES, capitalized } from '../shared/vocabulary';
 import { modulesExist, registerModules, reportModulesKept } from './activation';
 import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
-import { deliveryParameters, ignoresRepeats } from './parameters';
+import { deliveryParameters } from './parameters';
 import { acceptedSender } from './registrations';
 import { REMEMBERED_KEYS, findRepeats, keyedEvents } from './repeats';
 import type { KeyedEvent } from './repeats';
@@ -24,16 +24,21 @@ import type { KeyedEvent } from './repeats';
 interface Handover {
 	/** Events in the delivery's body. */
 	received: number;
-	/** Events webhook() already knew as repeats (and so passed on no item). */
-	repeats: number;
+	/** Events webhook() already knew as repeats (and so passed on no item); absent when it looked for none (Ignore Repeats off, a test delivery). */
+	repeats?: number;
 	/** The event's repeat key, when Ignore Repeats is on and the event has one. */
 	key?: string;
 }
 
 function readHandover(json: IDataObject): Handover | undefined {
 	const { received, repeats, key } = (json[HANDOVER_FIELD] ?? {}) as IDataObject;
-	if (typeof received !== 'number' || typeof repeats !== 'number') return undefined;
-	return { received, repeats, key: typeof key === 'string' ? key : undefined };
+	if (typeof received !== 'number') return undefined;
+	return { received, repeats: typeof repeats === 'number' ? repeats : undefined, key: typeof key === 'string' ? key : undefined };
+}
+
+/** This trigger node among all in the process's state: its workflow's id and its own. */
+export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
+	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 }
 
 function refuse(response: ReturnType<IWebhookFunctions['getResponseObject']>, statusCode: number, message: string): IWebhookResponseData {
@@ -146,13 +151,13 @@ export class CampaignCallingTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return await modulesExist.call(this);
+				return await modulesExist.call(this, thisTriggerKey.call(this));
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				return await registerModules.call(this);
+				return await registerModules.call(this, thisTriggerKey.call(this));
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				return await reportModulesKept.call(this);
+				return await reportModulesKept.call(this, thisTriggerKey.call(this));
 			},
 		},
 	};
@@ -160,7 +165,8 @@ export class CampaignCallingTrigger implements INodeType {
 	/** Answers at once only a delivery that starts nothing; execute() answers the others. */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const [request, response] = [this.getRequestObject(), this.getResponseObject()];
-		const { trigger, sender } = await acceptedSender.call(this);
+		const trigger = thisTriggerKey.call(this);
+		const sender = await acceptedSender.call(this, trigger);
 		if (sender === undefined) return refuse(response, 401, 'Unauthorized');
 		const delivery = parseDelivery(request);
 		if (!delivery.ok) return refuse(response, delivery.statusCode, delivery.message);
@@ -173,15 +179,15 @@ export class CampaignCallingTrigger implements INodeType {
 		const repeats = keyPath ? selected.length - toRun.length : undefined;
 		if (toRun.length === 0) return { webhookResponse: acknowledgement(delivery.entries.length, 0, repeats) };
 		const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
-		return { workflowData: [handoverItems(toRun, headers, { received: delivery.entries.length, repeats: repeats ?? 0 })] };
+		return { workflowData: [handoverItems(toRun, headers, { received: delivery.entries.length, repeats })] };
 	}
 
 	/** Runs as the execution's first node: records the events, drops the repeats, then answers the delivery. */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const handovers = items.map((item) => readHandover(item.json));
-		const checkRepeats = ignoresRepeats.call(this, this.getNodeParameter('options', 0, {}) as IDataObject);
-		const repeats = checkRepeats ? await findRepeats.call(this, handovers.map((handover) => handover?.key)) : items.map(() => false);
+		// Only events webhook() looked for repeats among carry a key.
+		const repeats = await findRepeats.call(this, thisTriggerKey.call(this), handovers.map((handover) => handover?.key));
 		const fresh = items.flatMap((item, index) => {
 			if (repeats[index]) return [];
 			const json = { ...item.json };
@@ -191,7 +197,7 @@ export class CampaignCallingTrigger implements INodeType {
 		// Pinned data and manual runs carry no handover: no sender waits for an answer.
 		const [handover] = handovers;
 		if (handover !== undefined) {
-			const repeated = checkRepeats ? handover.repeats + repeats.filter(Boolean).length : undefined;
+			const repeated = handover.repeats === undefined ? undefined : handover.repeats + repeats.filter(Boolean).length;
 			this.sendResponse({ body: acknowledgement(handover.received, fresh.length, repeated), headers: {}, statusCode: 200 });
 		}
 		return [fresh];
