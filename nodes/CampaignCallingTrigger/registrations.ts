@@ -3,9 +3,20 @@ import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflo
 import { randomString } from 'n8n-workflow';
 
 import { credentialAccount } from '../shared/transport';
-import { SECRET_HEADER } from './delivery';
 import { BoundedMap, inFlightLifetimeMs } from './inFlight';
 import { triggerLogPrefix } from './parameters';
+
+/** Header carrying the secret of the module that sent a delivery (only its verifier is kept). */
+export const SECRET_HEADER = 'x-campaign-calling-secret';
+/** Header naming the event type a module was registered for, for bodies without `event_type`. */
+export const EVENT_HEADER = 'x-campaign-calling-event';
+
+/** What a module's delivery brings, as n8n gives it to webhook(). */
+export interface DeliveryRequest {
+	headers: Record<string, string | string[] | undefined>;
+	body?: unknown;
+	rawBody?: { length: number; toString(encoding: 'utf8'): string };
+}
 
 /** A webhook module this trigger registered: its secret only as its SHA-256 (`verifier`), its account as a keyed fingerprint. */
 export interface ModuleRecord {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { IHookFunctions, INode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
+import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/registrations';
 import { CampaignCallingTrigger, thisTriggerKey } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { IGNORE_REPEATS_DEFAULT } from '../../../nodes/CampaignCallingTrigger/parameters';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
