@@ -29,7 +29,9 @@ const JSON_MEDIA_TYPE = 'application/json';
 /** Deliveries larger than this are refused; call transcripts are far smaller. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-type ParsedDelivery = { ok: true; entries: IDataObject[] } | { ok: false; statusCode: number; message: string };
+type ParsedDelivery =
+	| { ok: true; entries: IDataObject[] }
+	| { ok: false; statusCode: number; message: string };
 
 /** An object and not an array: what a body holds for each event. */
 const isEvent = (value: unknown): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
