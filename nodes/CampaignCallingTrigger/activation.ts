@@ -1,4 +1,5 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import { randomString } from 'n8n-workflow';
 
 import { createWebhookModule } from '../shared/service';
 import { deliveryLimits, repeatKeyPath, selectedEvents, triggerLogPrefix } from './parameters';
@@ -8,7 +9,6 @@ import {
 	currentAccount,
 	currentModule,
 	moduleName,
-	newSecret,
 	syncModuleRecords,
 	rememberRegistration,
 	secretVerifier,
@@ -39,8 +39,9 @@ export async function registerModules(this: IHookFunctions, trigger: string): Pr
 	const { missing, warning, webhookUrl, limits, account } = await activationPlan.call(this, trigger);
 	if (warning) this.logger.warn(warning);
 	for (const event of missing) {
-		// A secret per module: only the service knows it; a delivery names its module by it.
-		const secret = newSecret();
+		// A secret per module: only the service knows it; a delivery names its module by it. 64 characters
+		// from a 62-letter alphabet: about 381 bits from the platform's secure generator.
+		const secret = randomString(64);
 		const created = await createWebhookModule.call(this, event, {
 			method: 'POST',
 			url: webhookUrl,

@@ -48,11 +48,6 @@ const noticesGiven = new BoundedMap<string, true>(50_000);
 /** Records kept per trigger, the newest: every current module and the ones they replaced lately. */
 const MAX_RECORDS = 100;
 
-/** 64 characters from a 62-letter alphabet: about 381 bits from the platform's secure generator. */
-export function newSecret(): string {
-	return randomString(64);
-}
-
 /** What is stored in place of a secret: enough to check one, useless to forge one. */
 export function secretVerifier(secret: string): string {
 	return createHash('sha256').update(secret).digest('base64url');
