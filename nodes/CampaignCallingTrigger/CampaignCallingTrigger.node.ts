@@ -8,32 +8,81 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, jsonParse } from 'n8n-workflow';
 
 import { deliveryLimitProperties } from '../shared/moduleSettings';
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import { EVENT_TYPES, capitalized } from '../shared/vocabulary';
 import { modulesExist, registerModules, reportModulesKept } from './activation';
-import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
-import { deliveryParameters, ignoresRepeats } from './parameters';
-import { acceptedSender } from './registrations';
+import { deliveryParameters } from './parameters';
+import { SECRET_HEADER, acceptedSender } from './registrations';
+import type { DeliveryRequest } from './registrations';
 import { REMEMBERED_KEYS, findRepeats, keyedEvents } from './repeats';
 import type { KeyedEvent } from './repeats';
+
+/** What webhook() leaves on each item for execute() to answer the delivery; execute() removes it. */
+export const HANDOVER_FIELD = '__campaignCallingDelivery';
+
+/** The one media type n8n parses as JSON for a webhook node (ARCHITECTURE.md, "n8n underneath the trigger"). */
+const JSON_MEDIA_TYPE = 'application/json';
+/** Deliveries larger than this are refused; call transcripts are far smaller. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+type ParsedDelivery =
+	| { ok: true; entries: IDataObject[] }
+	| { ok: false; statusCode: number; message: string };
+
+/** An object and not an array: what a body holds for each event. */
+const isEvent = (value: unknown): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Checks a delivery's type, size and JSON; yields one entry per object of the body. */
+export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
+	const contentType = String(request.headers['content-type'] ?? '');
+	// Read as n8n reads it (parseContentType): a space before the `;` makes a type n8n does not parse.
+	const mediaType = contentType.split(';')[0].toLowerCase();
+	if (mediaType !== JSON_MEDIA_TYPE) {
+		const sent = mediaType === '' ? 'no Content-Type' : `Content-Type ${mediaType}`;
+		return { ok: false, statusCode: 415, message: `The delivery came with ${sent}, whose body n8n does not read as JSON: send the event as a JSON object with Content-Type: application/json` };
+	}
+	const declaredLength = Number(request.headers['content-length'] ?? 0);
+	const size = request.rawBody?.length ?? declaredLength;
+	if (size > MAX_BODY_BYTES || declaredLength > MAX_BODY_BYTES) {
+		return { ok: false, statusCode: 413, message: `The event is larger than ${MAX_BODY_BYTES} bytes` };
+	}
+
+	let body: unknown = request.body;
+	const parsedByN8n = Array.isArray(body) || (isEvent(body) && Object.keys(body).length > 0);
+	// n8n leaves an empty body when it could not parse one; the raw bytes tell a malformed body apart.
+	if (!parsedByN8n && request.rawBody && request.rawBody.length > 0) {
+		// Malformed JSON becomes null, which is refused below as the JSON text null is.
+		body = jsonParse<unknown>(request.rawBody.toString('utf8'), { fallbackValue: null });
+	}
+	const entries = Array.isArray(body) ? body : [body];
+	if (!entries.every(isEvent)) {
+		return { ok: false, statusCode: 400, message: 'The body must be a JSON object or an array of objects' };
+	}
+	return { ok: true, entries: entries as IDataObject[] };
+}
 
 interface Handover {
 	/** Events in the delivery's body. */
 	received: number;
-	/** Events webhook() already knew as repeats (and so passed on no item). */
-	repeats: number;
+	/** Events webhook() already knew as repeats (and so passed on no item); absent when it looked for none (Ignore Repeats off, a test delivery). */
+	repeats?: number;
 	/** The event's repeat key, when Ignore Repeats is on and the event has one. */
 	key?: string;
 }
 
 function readHandover(json: IDataObject): Handover | undefined {
 	const { received, repeats, key } = (json[HANDOVER_FIELD] ?? {}) as IDataObject;
-	if (typeof received !== 'number' || typeof repeats !== 'number') return undefined;
-	return { received, repeats, key: typeof key === 'string' ? key : undefined };
+	if (typeof received !== 'number') return undefined;
+	return { received, repeats: typeof repeats === 'number' ? repeats : undefined, key: typeof key === 'string' ? key : undefined };
+}
+
+/** This trigger node among all in the process's state: its workflow's id and its own. */
+export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
+	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 }
 
 function refuse(response: ReturnType<IWebhookFunctions['getResponseObject']>, statusCode: number, message: string): IWebhookResponseData {
@@ -43,6 +92,10 @@ function refuse(response: ReturnType<IWebhookFunctions['getResponseObject']>, st
 
 function acknowledgement(received: number, accepted: number, repeats: number | undefined): IDataObject {
 	return { status: 'ok', received, accepted, ...(repeats !== undefined ? { repeats } : {}) };
+}
+
+function withoutSecret(headers: Record<string, unknown>): IDataObject {
+	return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== SECRET_HEADER)) as IDataObject;
 }
 
 /** The items webhook() hands to n8n, each carrying what execute() needs to answer the delivery. */
@@ -146,13 +199,13 @@ export class CampaignCallingTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return await modulesExist.call(this);
+				return await modulesExist.call(this, thisTriggerKey.call(this));
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				return await registerModules.call(this);
+				return await registerModules.call(this, thisTriggerKey.call(this));
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				return await reportModulesKept.call(this);
+				return await reportModulesKept.call(this, thisTriggerKey.call(this));
 			},
 		},
 	};
@@ -160,7 +213,8 @@ export class CampaignCallingTrigger implements INodeType {
 	/** Answers at once only a delivery that starts nothing; execute() answers the others. */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const [request, response] = [this.getRequestObject(), this.getResponseObject()];
-		const { trigger, sender } = await acceptedSender.call(this);
+		const trigger = thisTriggerKey.call(this);
+		const sender = await acceptedSender.call(this, trigger);
 		if (sender === undefined) return refuse(response, 401, 'Unauthorized');
 		const delivery = parseDelivery(request);
 		if (!delivery.ok) return refuse(response, delivery.statusCode, delivery.message);
@@ -173,15 +227,15 @@ export class CampaignCallingTrigger implements INodeType {
 		const repeats = keyPath ? selected.length - toRun.length : undefined;
 		if (toRun.length === 0) return { webhookResponse: acknowledgement(delivery.entries.length, 0, repeats) };
 		const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
-		return { workflowData: [handoverItems(toRun, headers, { received: delivery.entries.length, repeats: repeats ?? 0 })] };
+		return { workflowData: [handoverItems(toRun, headers, { received: delivery.entries.length, repeats })] };
 	}
 
 	/** Runs as the execution's first node: records the events, drops the repeats, then answers the delivery. */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const handovers = items.map((item) => readHandover(item.json));
-		const checkRepeats = ignoresRepeats.call(this, this.getNodeParameter('options', 0, {}) as IDataObject);
-		const repeats = checkRepeats ? await findRepeats.call(this, handovers.map((handover) => handover?.key)) : items.map(() => false);
+		// Only events webhook() looked for repeats among carry a key.
+		const repeats = await findRepeats.call(this, thisTriggerKey.call(this), handovers.map((handover) => handover?.key));
 		const fresh = items.flatMap((item, index) => {
 			if (repeats[index]) return [];
 			const json = { ...item.json };
@@ -191,7 +245,7 @@ export class CampaignCallingTrigger implements INodeType {
 		// Pinned data and manual runs carry no handover: no sender waits for an answer.
 		const [handover] = handovers;
 		if (handover !== undefined) {
-			const repeated = checkRepeats ? handover.repeats + repeats.filter(Boolean).length : undefined;
+			const repeated = handover.repeats === undefined ? undefined : handover.repeats + repeats.filter(Boolean).length;
 			this.sendResponse({ body: acknowledgement(handover.received, fresh.length, repeated), headers: {}, statusCode: 200 });
 		}
 		return [fresh];

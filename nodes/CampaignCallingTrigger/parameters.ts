@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { readDeliveryLimits } from '../shared/moduleSettings';
@@ -8,7 +8,7 @@ import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
 /** Ignore Repeats is on unless the user turned it off: each event then runs once, retries included. */
 export const IGNORE_REPEATS_DEFAULT = true;
 
-export function ignoresRepeats(this: IWebhookFunctions | IExecuteFunctions, options: IDataObject): boolean {
+export function ignoresRepeats(this: IWebhookFunctions, options: IDataObject): boolean {
 	// Test deliveries (the editor's "Listen for test event") take one event and are not remembered.
 	return (options.ignoreRepeats ?? IGNORE_REPEATS_DEFAULT) === true && this.getMode() !== 'manual';
 }

@@ -4,9 +4,8 @@ import { NodeOperationError, randomString, sleep } from 'n8n-workflow';
 
 import { valueAtPath } from '../shared/valueAtPath';
 import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
-import { EVENT_HEADER } from './delivery';
-import type { DeliveryRequest } from './delivery';
-import { thisTriggerKey } from './registrations';
+import { EVENT_HEADER } from './registrations';
+import type { DeliveryRequest } from './registrations';
 
 /** How many keys n8n's store keeps per trigger; older ones are forgotten first. */
 export const REMEMBERED_KEYS = 10_000;
@@ -138,7 +137,7 @@ async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T
 }
 
 /** Which events are repeats, the others recorded; throws when n8n cannot record them, so it answers 500 and the event comes again. */
-export async function findRepeats(this: IExecuteFunctions, keys: Array<string | undefined>): Promise<boolean[]> {
+export async function findRepeats(this: IExecuteFunctions, trigger: string, keys: Array<string | undefined>): Promise<boolean[]> {
 	// Two entries per event: its key and the companion naming this execution.
 	const storeOptions = { mode: 'entries' as const, maxEntries: 2 * REMEMBERED_KEYS };
 	const store: KeyStore = {
@@ -150,7 +149,7 @@ export async function findRepeats(this: IExecuteFunctions, keys: Array<string | 
 	const cancelled = () => this.getExecutionCancelSignal()?.aborted === true;
 	let repeats: boolean[] | undefined;
 	try {
-		repeats = await checkAndRecordKeys(store, thisTriggerKey.call(this), this.getExecutionId(), keys, cancelled);
+		repeats = await checkAndRecordKeys(store, trigger, this.getExecutionId(), keys, cancelled);
 	} catch (error) {
 		throw new NodeOperationError(this.getNode(), error as Error, {
 			description: "n8n could not record the event in its deduplication store, so n8n answers the delivery 500 and the service sends the event again.",

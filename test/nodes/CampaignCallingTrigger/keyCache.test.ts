@@ -1,5 +1,5 @@
-/** Ignore Repeats' key cache (keyCache.ts): its bounds, its order and its lifetime. */
-import { ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/keyCache';
+/** Ignore Repeats' key cache (inFlight.ts): its bounds, its order and its lifetime. */
+import { ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/inFlight';
 
 afterEach(() => jest.useRealTimers());
 

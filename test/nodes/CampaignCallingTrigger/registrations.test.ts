@@ -5,6 +5,7 @@
  * through a module is judged by what is true now, and when static data is written.
  */
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import { randomString } from 'n8n-workflow';
 
 import {
 	currentAccount,
@@ -12,12 +13,10 @@ import {
 	currentModuleRecords,
 	judgeDelivery,
 	moduleWithSecret,
-	newSecret,
 	syncModuleRecords,
 	rememberRegistration,
 	secretVerifier,
 	serves,
-	thisTriggerKey,
 } from '../../../nodes/CampaignCallingTrigger/registrations';
 import type { Account } from '../../../nodes/CampaignCallingTrigger/registrations';
 import type { ModuleRecord, ModuleRecords } from '../../../nodes/CampaignCallingTrigger/registrations';
@@ -128,10 +127,10 @@ describe('module records read from static data', () => {
 
 describe('a presented secret', () => {
 	it('is known when it matches any record, also beside a damaged verifier of another length', () => {
-		const secret = newSecret();
+		const secret = randomString(64);
 		const records = { short: { ...record('x'), verifier: 'short' }, ...recordsOf(record(secret)) };
 		expect(moduleWithSecret(records, secret)).toEqual(record(secret));
-		expect(moduleWithSecret(records, newSecret())).toBeUndefined();
+		expect(moduleWithSecret(records, randomString(64))).toBeUndefined();
 	});
 });
 
@@ -234,13 +233,5 @@ describe('static data', () => {
 		const global: IDataObject = {};
 		expect(Object.keys(syncModuleRecords.call(contextOf(global), trigger))).toEqual(records.slice(3).map((one) => one.verifier));
 		expect(Object.keys(stored(global) as IDataObject)).toHaveLength(100);
-	});
-});
-
-describe("this trigger's key", () => {
-	it("is its workflow's id and its node's id, the workflow's empty while it is not saved", () => {
-		const context = { getWorkflow: () => ({ id: 'workflow-1' }), getNode: () => ({ id: 'node-1' }) } as unknown as IHookFunctions;
-		expect(thisTriggerKey.call(context)).toBe('workflow-1:node-1');
-		expect(thisTriggerKey.call({ ...context, getWorkflow: () => ({ id: undefined }) } as unknown as IHookFunctions)).toBe(':node-1');
 	});
 });

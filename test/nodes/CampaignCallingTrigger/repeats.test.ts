@@ -7,10 +7,9 @@ import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
-import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
+import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/registrations';
 import { readRepeatKeyPath } from '../../../nodes/CampaignCallingTrigger/parameters';
-import { answerRecordedAllAsNew } from '../../../nodes/CampaignCallingTrigger/inFlight';
-import { isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/keyCache';
+import { answerRecordedAllAsNew, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/inFlight';
 import { REMEMBERED_KEYS, REREAD_DELAY_MS, checkAndRecordKeys, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';
