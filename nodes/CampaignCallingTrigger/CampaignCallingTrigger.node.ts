@@ -8,62 +8,18 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, jsonParse } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { deliveryLimitProperties } from '../shared/moduleSettings';
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import { EVENT_TYPES, capitalized } from '../shared/vocabulary';
 import { modulesExist, registerModules, reportModulesKept } from './activation';
+import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
 import { deliveryParameters } from './parameters';
-import { SECRET_HEADER, acceptedSender } from './registrations';
-import type { DeliveryRequest } from './registrations';
+import { acceptedSender, thisTriggerKey } from './registrations';
 import { REMEMBERED_KEYS, findRepeats, keyedEvents } from './repeats';
 import type { KeyedEvent } from './repeats';
-
-/** What webhook() leaves on each item for execute() to answer the delivery; execute() removes it. */
-export const HANDOVER_FIELD = '__campaignCallingDelivery';
-
-/** The one media type n8n parses as JSON for a webhook node (ARCHITECTURE.md, "n8n underneath the trigger"). */
-const JSON_MEDIA_TYPE = 'application/json';
-/** Deliveries larger than this are refused; call transcripts are far smaller. */
-const MAX_BODY_BYTES = 1024 * 1024;
-
-type ParsedDelivery =
-	| { ok: true; entries: IDataObject[] }
-	| { ok: false; statusCode: number; message: string };
-
-/** An object and not an array: what a body holds for each event. */
-const isEvent = (value: unknown): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Checks a delivery's type, size and JSON; yields one entry per object of the body. */
-export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
-	const contentType = String(request.headers['content-type'] ?? '');
-	// Read as n8n reads it (parseContentType): a space before the `;` makes a type n8n does not parse.
-	const mediaType = contentType.split(';')[0].toLowerCase();
-	if (mediaType !== JSON_MEDIA_TYPE) {
-		const sent = mediaType === '' ? 'no Content-Type' : `Content-Type ${mediaType}`;
-		return { ok: false, statusCode: 415, message: `The delivery came with ${sent}, whose body n8n does not read as JSON: send the event as a JSON object with Content-Type: application/json` };
-	}
-	const declaredLength = Number(request.headers['content-length'] ?? 0);
-	const size = request.rawBody?.length ?? declaredLength;
-	if (size > MAX_BODY_BYTES || declaredLength > MAX_BODY_BYTES) {
-		return { ok: false, statusCode: 413, message: `The event is larger than ${MAX_BODY_BYTES} bytes` };
-	}
-
-	let body: unknown = request.body;
-	const parsedByN8n = Array.isArray(body) || (isEvent(body) && Object.keys(body).length > 0);
-	// n8n leaves an empty body when it could not parse one; the raw bytes tell a malformed body apart.
-	if (!parsedByN8n && request.rawBody && request.rawBody.length > 0) {
-		// Malformed JSON becomes null, which is refused below as the JSON text null is.
-		body = jsonParse<unknown>(request.rawBody.toString('utf8'), { fallbackValue: null });
-	}
-	const entries = Array.isArray(body) ? body : [body];
-	if (!entries.every(isEvent)) {
-		return { ok: false, statusCode: 400, message: 'The body must be a JSON object or an array of objects' };
-	}
-	return { ok: true, entries: entries as IDataObject[] };
-}
 
 interface Handover {
 	/** Events in the delivery's body. */
@@ -80,11 +36,6 @@ function readHandover(json: IDataObject): Handover | undefined {
 	return { received, repeats: typeof repeats === 'number' ? repeats : undefined, key: typeof key === 'string' ? key : undefined };
 }
 
-/** This trigger node among all in the process's state: its workflow's id and its own. */
-export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
-	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-}
-
 function refuse(response: ReturnType<IWebhookFunctions['getResponseObject']>, statusCode: number, message: string): IWebhookResponseData {
 	response.status(statusCode).json({ status: 'error', message });
 	return { noWebhookResponse: true };
@@ -92,10 +43,6 @@ function refuse(response: ReturnType<IWebhookFunctions['getResponseObject']>, st
 
 function acknowledgement(received: number, accepted: number, repeats: number | undefined): IDataObject {
 	return { status: 'ok', received, accepted, ...(repeats !== undefined ? { repeats } : {}) };
-}
-
-function withoutSecret(headers: Record<string, unknown>): IDataObject {
-	return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== SECRET_HEADER)) as IDataObject;
 }
 
 /** The items webhook() hands to n8n, each carrying what execute() needs to answer the delivery. */
@@ -213,8 +160,7 @@ export class CampaignCallingTrigger implements INodeType {
 	/** Answers at once only a delivery that starts nothing; execute() answers the others. */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const [request, response] = [this.getRequestObject(), this.getResponseObject()];
-		const trigger = thisTriggerKey.call(this);
-		const sender = await acceptedSender.call(this, trigger);
+		const { trigger, sender } = await acceptedSender.call(this);
 		if (sender === undefined) return refuse(response, 401, 'Unauthorized');
 		const delivery = parseDelivery(request);
 		if (!delivery.ok) return refuse(response, delivery.statusCode, delivery.message);

@@ -2,10 +2,9 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { randomString } from 'n8n-workflow';
 
 import { createWebhookModule } from '../shared/service';
+import { EVENT_HEADER, SECRET_HEADER } from './delivery';
 import { deliveryLimits, repeatKeyPath, selectedEvents, triggerLogPrefix } from './parameters';
 import {
-	EVENT_HEADER,
-	SECRET_HEADER,
 	currentAccount,
 	currentModule,
 	moduleName,

@@ -4,8 +4,8 @@ import { NodeOperationError, randomString, sleep } from 'n8n-workflow';
 
 import { valueAtPath } from '../shared/valueAtPath';
 import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
-import { EVENT_HEADER } from './registrations';
-import type { DeliveryRequest } from './registrations';
+import { EVENT_HEADER } from './delivery';
+import type { DeliveryRequest } from './delivery';
 
 /** How many keys n8n's store keeps per trigger; older ones are forgotten first. */
 export const REMEMBERED_KEYS = 10_000;

@@ -25,7 +25,7 @@ import type {
 import { Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import { CampaignCallingTrigger } from '../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
-import { SECRET_HEADER } from '../../nodes/CampaignCallingTrigger/registrations';
+import { SECRET_HEADER } from '../../nodes/CampaignCallingTrigger/delivery';
 import type { Simulator } from '../simulator/server.ts';
 import { additionalDataFor, nodeTypesFor, type CredentialData } from './n8nContext.ts';
 import { processedDataStore } from './processedData.ts';

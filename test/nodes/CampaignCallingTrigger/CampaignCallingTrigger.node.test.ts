@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IHookFunctions, INode } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/registrations';
-import { CampaignCallingTrigger, thisTriggerKey } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
+import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
+import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { IGNORE_REPEATS_DEFAULT } from '../../../nodes/CampaignCallingTrigger/parameters';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { TriggerHarness, moduleSecret, modulesFor, restartedTrigger } from '../../helpers/triggerContext.ts';
@@ -441,13 +441,5 @@ describe('the trigger in the editor', () => {
 		};
 		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: nodeTypesFor(trigger) });
 		expect(workflow.expression.getSimpleParameterValue(node, trigger.description.subtitle as string, 'internal', {})).toBe(title);
-	});
-});
-
-describe("this trigger's key", () => {
-	it("is its workflow's id and its node's id, the workflow's empty while it is not saved", () => {
-		const context = { getWorkflow: () => ({ id: 'workflow-1' }), getNode: () => ({ id: 'node-1' }) } as unknown as IHookFunctions;
-		expect(thisTriggerKey.call(context)).toBe('workflow-1:node-1');
-		expect(thisTriggerKey.call({ ...context, getWorkflow: () => ({ id: undefined }) } as unknown as IHookFunctions)).toBe(':node-1');
 	});
 });

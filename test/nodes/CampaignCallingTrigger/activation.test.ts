@@ -4,7 +4,7 @@
  */
 import { HookContext, WebhookContext } from 'n8n-core';
 
-import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/registrations';
+import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import * as service from '../../../nodes/shared/service';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { REMOTE_SERVICE_NAME, answerLookupsWithLoopback, type LoopbackLookups } from '../../helpers/loopbackLookups.ts';

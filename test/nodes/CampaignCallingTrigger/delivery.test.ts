@@ -3,8 +3,7 @@
  * on the declaration alone, whatever n8n has read of the body so far. And parseDelivery on its own:
  * what n8n hands over (its parsed body, the raw bytes) and what the trigger makes of it.
  */
-import { parseDelivery } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
-import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/registrations';
+import { SECRET_HEADER, parseDelivery } from '../../../nodes/CampaignCallingTrigger/delivery';
 
 /** The largest event the trigger takes: 1 MiB (docs/trigger.md). */
 const MAX_BODY_BYTES = 1024 * 1024;

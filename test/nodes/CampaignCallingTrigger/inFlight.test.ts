@@ -5,8 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { HANDOVER_FIELD } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
-import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/registrations';
+import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { BoundedMap, HUNG_UP, claimEvents, inFlightEvent, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/inFlight';
 
 import { repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';

@@ -9,7 +9,7 @@
  * output (the editor's triggerToStartFrom.data; proven in real n8n by test/e2e/trigger-manual.e2e.test.ts).
  * Nothing waits for an answer, so the items pass on and no answer is sent.
  */
-import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/registrations';
+import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { TriggerHarness, moduleSecret } from '../../helpers/triggerContext.ts';

@@ -7,7 +7,7 @@ import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
-import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/registrations';
+import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { readRepeatKeyPath } from '../../../nodes/CampaignCallingTrigger/parameters';
 import { answerRecordedAllAsNew, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/inFlight';
 import { REMEMBERED_KEYS, REREAD_DELAY_MS, checkAndRecordKeys, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
