@@ -11,7 +11,7 @@ import { cleanEnv, log, sleep, spawnLogged } from './process.ts';
 import type { Execution, N8nInstance } from './n8n.ts';
 import { TRIGGER_NODE_NAME, campaignCallingTriggerNode, setNode, triggerWorkflow, type CredentialRef, type WorkflowNode } from './workflows.ts';
 
-/** The trigger's header names (nodes/CampaignCallingTrigger/registrations.ts), spelled out so a rename there fails here. */
+/** The trigger's header names (nodes/CampaignCallingTrigger/delivery.ts), spelled out so a rename there fails here. */
 export const SECRET_HEADER = 'x-campaign-calling-secret';
 export const EVENT_HEADER = 'x-campaign-calling-event';
 /** The trigger's own limit on a delivery's body. */
