@@ -1,4 +1,4 @@
-import { valueAtPath } from '../../../nodes/shared/valueAtPath';
+import { valueAtPath, valuesAtPaths } from '../../../nodes/shared/valueAtPath';
 
 describe('valueAtPath', () => {
 	it('reads nested own properties, and the root for an empty path', () => {
@@ -34,5 +34,12 @@ describe('valueAtPath', () => {
 		expect(valueAtPath(root, ['amount', 'text'], (value) => value instanceof Leaf)).toBeUndefined();
 		expect(valueAtPath(root, ['amount'], (value) => value instanceof Leaf)).toBe(root.amount);
 		expect(valueAtPath(root, ['amount', 'text'])).toBe('1.50');
+	});
+});
+
+describe('valuesAtPaths', () => {
+	it('reads each path in order, through own properties only, with nothing where a path is null', () => {
+		const root = { a: { b: 2 }, c: 'three' };
+		expect(valuesAtPaths(root, [['a', 'b'], null, ['c'], ['constructor'], []])).toEqual([2, undefined, 'three', undefined, root]);
 	});
 });
