@@ -1,6 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
+import { isPlainObject } from '../shared/validation';
+
 /** Header carrying the secret of the module that sent a delivery (registrations.ts keeps only its verifier). */
 export const SECRET_HEADER = 'x-campaign-calling-secret';
 /** Header naming the event type a module was registered for, for bodies without `event_type`. */
@@ -26,8 +28,6 @@ export type ParsedDelivery =
 /** The one media type n8n parses as JSON for a webhook node (ARCHITECTURE.md, "n8n underneath the trigger"). */
 const JSON_MEDIA_TYPE = 'application/json';
 
-/** An object and not an array: what a body holds for each event. */
-const isEvent = (value: unknown): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Checks a delivery's type, size and JSON; yields one entry per object of the body. */
 export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
@@ -45,14 +45,14 @@ export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 	}
 
 	let body: unknown = request.body;
-	const parsedByN8n = Array.isArray(body) || (isEvent(body) && Object.keys(body).length > 0);
+	const parsedByN8n = Array.isArray(body) || (isPlainObject(body) && Object.keys(body).length > 0);
 	// n8n leaves an empty body when it could not parse one; the raw bytes tell a malformed body apart.
 	if (!parsedByN8n && request.rawBody && request.rawBody.length > 0) {
 		// Malformed JSON becomes null, which is refused below as the JSON text null is.
 		body = jsonParse<unknown>(request.rawBody.toString('utf8'), { fallbackValue: null });
 	}
 	const entries = Array.isArray(body) ? body : [body];
-	if (!entries.every(isEvent)) {
+	if (!entries.every((entry) => isPlainObject(entry))) {
 		return { ok: false, statusCode: 400, message: 'The body must be a JSON object or an array of objects' };
 	}
 	return { ok: true, entries: entries as IDataObject[] };
