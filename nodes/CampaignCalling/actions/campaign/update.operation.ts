@@ -6,6 +6,11 @@ import { InvalidInputError, isPlainObject, requireNonEmptyString, requireUuid } 
 import { campaignIdHint, campaignIdProperty } from './fields';
 import { UPDATE_FIELD_GROUPS, UPDATE_FIELD_PROPERTIES } from './updateFields';
 
+/** Every field once, with the name the update body gives it: its parameter name in snake_case. */
+const BODY_FIELDS = Object.values(UPDATE_FIELD_GROUPS)
+	.flat()
+	.map((field) => ({ field, serviceName: field.name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`) }));
+
 const properties: INodeProperties[] = [
 	campaignIdProperty,
 	{
@@ -38,15 +43,13 @@ export const updateCampaign: PerItemOperation<{ campaignId: string; body: IDataO
 		const campaignId = requireUuid(this.getNodeParameter('campaignId', itemIndex), 'Campaign ID', campaignIdHint);
 		const updateFields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 		const body: IDataObject = {};
-		for (const field of Object.values(UPDATE_FIELD_GROUPS).flat()) {
+		for (const { field, serviceName } of BODY_FIELDS) {
 			if (!(field.name in updateFields)) continue;
 			// n8n unwraps a resource locator (Webhook Flow) into its ID; a plain string is kept as it is.
 			const value =
 				field.kind.editor.type === 'resourceLocator'
 					? this.getNodeParameter(`updateFields.${field.name}`, itemIndex, undefined, { extractValue: true })
 					: updateFields[field.name];
-			// The update body names a field as its parameter does, in snake_case.
-			const serviceName = field.name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 			body[serviceName] = field.kind.toBodyValue(value, `Update Fields → ${field.displayName}`) as IDataObject[string];
 		}
 		if (Object.keys(body).length === 0) {
