@@ -148,7 +148,8 @@ function whenAnswered(response: DeliveryResponse, settle: (accepted: boolean, bo
 
 /** Whether an execution's answer (JSON, as text or parsed) says it recorded every event it was handed as new. */
 export function answerRecordedAllAsNew(body: unknown, knownRepeats: number): boolean {
-	const answer = typeof body === 'string' || body instanceof Uint8Array ? jsonParse<unknown>(String(body), { fallbackValue: null }) : body;
+	const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : body;
+	const answer = typeof text === 'string' ? jsonParse<unknown>(text, { fallbackValue: null }) : text;
 	return typeof answer === 'object' && answer !== null && (answer as IDataObject).repeats === knownRepeats;
 }
 

@@ -669,7 +669,7 @@ function restartedTrigger(trigger: TriggerHarness) {
 describe('an execution\'s answer, read for whether it recorded every event as new', () => {
 	it('says so when its repeats are the ones webhook() knew, as an object, text or bytes', () => {
 		const answer = { status: 'ok', received: 2, accepted: 1, repeats: 1 };
-		expect([answerRecordedAllAsNew(answer, 1), answerRecordedAllAsNew(JSON.stringify(answer), 1), answerRecordedAllAsNew(Buffer.from(JSON.stringify(answer)), 1)]).toEqual([true, true, true]);
+		expect([answerRecordedAllAsNew(answer, 1), answerRecordedAllAsNew(JSON.stringify(answer), 1), answerRecordedAllAsNew(Buffer.from(JSON.stringify(answer)), 1), answerRecordedAllAsNew(new TextEncoder().encode(JSON.stringify(answer)), 1)]).toEqual([true, true, true, true]);
 		expect(answerRecordedAllAsNew(answer, 0)).toBe(false);
 	});
 

@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { listWebhookFlows } from '../../../shared/service';
 import type { PerItemOperation } from '../types';
 import { defineSimplify } from '../shared/simplify';
-import { InvalidInputError, requireIntegerInRange } from '../../../shared/validation';
+import { requireIntegerInRange, requireNonEmptyString } from '../../../shared/validation';
 
 /** Simplify keeps what a flow is and its state, without the nested executions, steps and variables. */
 const simplify = defineSimplify({
@@ -59,10 +59,11 @@ export const getManyWebhookFlows: PerItemOperation<{ workspaceId: string; limit:
 	createsOnEachSend: false,
 
 	prepare(itemIndex) {
-		const workspaceId = String(this.getNodeParameter('workspaceId', itemIndex, 'default') ?? '').trim();
-		if (workspaceId === '') {
-			throw new InvalidInputError('Workspace ID', 'is empty', 'Leave it at "default" unless your company uses several workspaces.');
-		}
+		const workspaceId = requireNonEmptyString(
+			this.getNodeParameter('workspaceId', itemIndex, 'default'),
+			'Workspace ID',
+			'Leave it at "default" unless your company uses several workspaces.',
+		);
 		const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 		const limit = returnAll
 			? undefined

@@ -32,6 +32,12 @@ describe('Webhook Flow → Get Many', () => {
 		expect(sim.requests()).toHaveLength(0);
 	});
 
+	it('refuses a Workspace ID that is not text (a true or an object from an expression), before any request', async () => {
+		const error = await runActionNodeExpectingError({ credentials: sim.credentials(), parameters: listing({ workspaceId: true }) });
+		expect(error.message).toBe('Workspace ID must be text, got true [item 0]');
+		expect(sim.requests()).toHaveLength(0);
+	});
+
 	it('returns at most Limit flows when Return All is off', async () => {
 		const output = await runActionNode({ credentials: sim.credentials(), parameters: listing({ returnAll: false, limit: 1 }) });
 		expect(output.map((item) => item.json.id)).toEqual([DEMO.outboundFlowId]);
@@ -130,7 +136,7 @@ describeBadInputs(sim, [
 		parameters: { resource: 'webhookFlow', operation: 'getAll', workspaceId: '={{ $json.v }}' },
 		items: itemsWith('default', null, 1),
 		item: 1,
-		message: /^Workspace ID is empty/,
+		message: /^Workspace ID must be text, got null/,
 	},
 	{ name: 'Get Many Webhook Flows: Limit 0', parameters: { resource: 'webhookFlow', operation: 'getAll', limit: 0 }, item: 0, message: /^Limit must be a whole number from 1/ },
 	{ name: 'Get Many Webhook Flows: Limit 2.5', parameters: { resource: 'webhookFlow', operation: 'getAll', limit: 2.5 }, item: 0, message: /^Limit must be a whole number from 1/ },
