@@ -141,6 +141,9 @@ describe('transport helpers', () => {
 		expect(errorCode({ httpCode: 'Timeout ETIMEDOUT' })).toBeUndefined();
 		expect(errorCode('ECONNRESET')).toBeUndefined();
 		expect(errorCode(undefined)).toBeUndefined();
+		// A thrown null, or a link whose cause is null, ends the chain without reading a field of null.
+		expect(errorCode(null)).toBeUndefined();
+		expect(errorCode({ code: 'ECONNRESET', cause: null, errorResponse: null })).toBe('ECONNRESET');
 	});
 
 	it('errorCode never reads a message: a code only in words is no code, and a write failing so is not repeated', () => {
