@@ -115,6 +115,9 @@ function timeoutsRecheckIncrementalFile() {
  */
 const testsOfRun = process.env.MUTATION_TESTS ? process.env.MUTATION_TESTS.split(',') : part.tests;
 
+/** Jest's limit for one test in a mutation run: the 20 s of jest.config.js would let 3 hung tests outlast a recheck's 60 s. */
+const MUTATION_TEST_LIMIT_MS = 10_000;
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
 	// The node classes are their description (data n8n reads, checked by the lint, the scanner and the
@@ -128,6 +131,10 @@ export default {
 		config: {
 			// Coverage is Stryker's own (perTest); Jest's istanbul pass would only slow each run.
 			collectCoverage: false,
+			// A mutant that hangs a test is killed by Jest at this limit (3.5 s is the slowest test here), and
+			// the file's other tests are skipped after it (scripts/mutationFailFast.cjs).
+			testTimeout: MUTATION_TEST_LIMIT_MS,
+			testEnvironment: '<rootDir>/scripts/mutationFailFast.cjs',
 			testMatch: testsOfRun.map((tests) => `<rootDir>/${tests.endsWith('.ts') ? tests : `${tests}/**/*.test.ts`}`),
 		},
 		// Jest's --findRelatedTests misses tests that reach the code through helpers imported as `*.ts`;
@@ -147,7 +154,7 @@ export default {
 	// ends). Stryker's 5 s default gave false timeouts on this 2-core machine under load; so did 10 s for
 	// a recheck (all of a part's tests per mutant), where a mutant shown equivalent by hand timed out, and
 	// for the shared part's main run, whose mutants of validation.ts run hundreds of tests each (7 of its
-	// first 9 results; PARTS gives it 30 s). Both rechecks wait 60 s, past Jest's 20 s test limit, so a mutant
+	// first 9 results; PARTS gives it 30 s). Both rechecks wait 60 s, past Jest's 10 s test limit, so a mutant
 	// that hangs a test is killed by Jest there, and one still timing out is counted as a survivor
 	// (scripts/mutation-score.ts). MUTATION_TIMEOUT_MS overrides it.
 	timeoutMS: Number(process.env.MUTATION_TIMEOUT_MS ?? (recheck === '' ? (part.timeoutMS ?? 10_000) : 60_000)),

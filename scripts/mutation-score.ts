@@ -2,7 +2,7 @@
  * The mutation score per part and in all, from the reports `npm run test:mutation` leaves in
  * reports/mutation/ (mutation-testing-report-schema), with each surviving or uncovered mutant.
  * Detected = killed; the score is detected / (detected + survived + no coverage + timed out twice):
- * a mutant that still times out on the recheck, 60 s past its tests' time and past Jest's own 20 s limit,
+ * a mutant that still times out on the recheck, 60 s past its tests' time and past Jest's 10 s limit per test,
  * is not shown to be caught, so it counts against the score (Stryker would count it as detected).
  * Mutants the TypeScript checker rejects and static mutants are left out.
  * A part's figures come from its timeouts' recheck (<part>.timeouts.json) when that ran after the main
