@@ -1,6 +1,7 @@
 // @ts-check
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 import { latestOf } from './scripts/mutationReport.ts';
 
@@ -134,7 +135,8 @@ export default {
 			// A mutant that hangs a test is killed by Jest at this limit (3.5 s is the slowest test here), and
 			// the file's other tests are skipped after it (scripts/mutationFailFast.cjs).
 			testTimeout: MUTATION_TEST_LIMIT_MS,
-			testEnvironment: '<rootDir>/scripts/mutationFailFast.cjs',
+			// Stryker wraps this environment by its path, without Jest's <rootDir>.
+			testEnvironment: fileURLToPath(new URL('./scripts/mutationFailFast.cjs', import.meta.url)),
 			testMatch: testsOfRun.map((tests) => `<rootDir>/${tests.endsWith('.ts') ? tests : `${tests}/**/*.test.ts`}`),
 		},
 		// Jest's --findRelatedTests misses tests that reach the code through helpers imported as `*.ts`;
