@@ -1,4 +1,6 @@
-import { credentialBaseUrl } from '../../../../nodes/shared/transport/request';
+import { createHmac } from 'node:crypto';
+
+import { credentialAccount, credentialBaseUrl } from '../../../../nodes/shared/transport/request';
 import { executeContextFor, runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';
 import { getContact, getCampaign, addContact } from '../../../helpers/actionParameters.ts';
@@ -81,5 +83,31 @@ describe('credentialBaseUrl', () => {
 
 	it('names a Base URL that is not text as an empty one', async () => {
 		await expect(baseUrlOf(undefined)).rejects.toThrow('The credential\'s Base URL "" is not a web address.');
+	});
+});
+
+describe('credentialAccount', () => {
+	const fingerprintOf = async (credentials: { baseUrl: string; apiKey?: string }, salt = 'salt-1') =>
+		(await credentialAccount(executeContextFor({ credentials: credentials as never, parameters: getCampaign() }).context))(salt);
+
+	it('is the HMAC-SHA256 of the Base URL as requests use it and the key, keyed by the salt, in base64url', async () => {
+		const expected = createHmac('sha256', 'salt-1').update(`https://api.example.com\n${DEMO.apiKey}`).digest('base64url');
+		await expect(fingerprintOf({ baseUrl: ' https://api.example.com// ', apiKey: DEMO.apiKey })).resolves.toBe(expected);
+	});
+
+	it('tells another key, another Base URL and another salt apart, and never holds the key', async () => {
+		const one = await fingerprintOf({ baseUrl: 'https://api.example.com', apiKey: DEMO.apiKey });
+		const others = await Promise.all([
+			fingerprintOf({ baseUrl: 'https://api.example.com', apiKey: `${DEMO.apiKey}x` }),
+			fingerprintOf({ baseUrl: 'https://other.example.com', apiKey: DEMO.apiKey }),
+			fingerprintOf({ baseUrl: 'https://api.example.com', apiKey: DEMO.apiKey }, 'salt-2'),
+		]);
+		expect(new Set([one, ...others]).size).toBe(4);
+		expect(one).not.toContain(DEMO.apiKey);
+	});
+
+	it('reads a missing key as an empty one', async () => {
+		const expected = createHmac('sha256', 'salt-1').update('https://api.example.com\n').digest('base64url');
+		await expect(fingerprintOf({ baseUrl: 'https://api.example.com' })).resolves.toBe(expected);
 	});
 });
