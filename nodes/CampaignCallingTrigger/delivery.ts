@@ -28,7 +28,6 @@ export type ParsedDelivery =
 /** The one media type n8n parses as JSON for a webhook node (ARCHITECTURE.md, "n8n underneath the trigger"). */
 const JSON_MEDIA_TYPE = 'application/json';
 
-
 /** Checks a delivery's type, size and JSON; yields one entry per object of the body. */
 export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 	const contentType = String(request.headers['content-type'] ?? '');
@@ -52,7 +51,7 @@ export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 		body = jsonParse<unknown>(request.rawBody.toString('utf8'), { fallbackValue: null });
 	}
 	const entries = Array.isArray(body) ? body : [body];
-	if (!entries.every((entry) => isPlainObject(entry))) {
+	if (!entries.every(isPlainObject)) {
 		return { ok: false, statusCode: 400, message: 'The body must be a JSON object or an array of objects' };
 	}
 	return { ok: true, entries: entries as IDataObject[] };
