@@ -170,13 +170,16 @@ export interface FloodOptions {
 	onStart?: (index: number) => Promise<void> | void;
 }
 
+/** One attempt of a delivery: its answer, and when it was sent (Date.now()): which n8n process could have answered it. */
+export interface FloodAttempt extends DeliveryAnswer {
+	sentAt: number;
+}
+
 export interface FloodDelivery {
-	/** Every attempt's answer, in order; the last one is what the sender kept. */
-	attempts: DeliveryAnswer[];
+	/** Every attempt, in order; the last one's answer is what the sender kept. */
+	attempts: FloodAttempt[];
 	/** Whether an attempt was answered 2xx. */
 	acknowledged: boolean;
-	/** When the attempt answered 2xx was sent (Date.now()): which n8n process could have answered it. */
-	acknowledgedSentAt?: number;
 }
 
 /**
@@ -192,7 +195,7 @@ export async function flood(
 	const backoff = options.backoffMs ?? ((retry: number) => 1000 * 2 ** retry);
 	return await inPool(bodies, options.concurrency, async (body, index) => {
 		await options.onStart?.(index);
-		const attempts: DeliveryAnswer[] = [];
+		const attempts: FloodAttempt[] = [];
 		for (let attempt = 0; attempt <= options.retries; attempt++) {
 			if (attempt > 0) await sleep(backoff(attempt));
 			const sentAt = Date.now();
@@ -204,8 +207,8 @@ export async function flood(
 				body: JSON.stringify(body),
 				timeoutMs: options.timeoutMs,
 			});
-			attempts.push(answer);
-			if (answer.status >= 200 && answer.status < 300) return { attempts, acknowledged: true, acknowledgedSentAt: sentAt };
+			attempts.push({ ...answer, sentAt });
+			if (answer.status >= 200 && answer.status < 300) return { attempts, acknowledged: true };
 		}
 		return { attempts, acknowledged: false };
 	});
