@@ -333,6 +333,9 @@ describe('what may keep the service from n8n is registered, with one warning for
 		['an address beside 169.254/16', 'https://api.example.com', 'https://169.253.0.1/webhook'],
 		['an address of 168.254/16, beside 169.254/16 and 192.168/16', 'https://api.example.com', 'https://168.254.0.1/webhook'],
 		['an address beside 10/8', 'https://api.example.com', 'https://11.0.0.1/webhook'],
+		['a second number of 172.16/12 under another first', 'https://api.example.com', 'https://11.20.0.1/webhook'],
+		['a second number of 192.168/16 under another first', 'https://api.example.com', 'https://11.168.0.1/webhook'],
+		['a second number of 100.64/10 under another first', 'https://api.example.com', 'https://11.100.0.1/webhook'],
 		['an IPv6 address that starts like fc00::/7 but is not in it', 'https://api.example.com', 'https://[fc::1]/webhook'],
 	])('%s: no warning', async (_label, baseUrl, webhookBaseUrl) => {
 		expect(await checkWebhookReach.call(contextFor(baseUrl, webhookBaseUrl))).toBeUndefined();
