@@ -172,6 +172,23 @@ describe('what activation and deactivation tell n8n\'s log', () => {
 		]);
 	});
 
+	it('deactivation of a node that registered nothing logs that none remain, without a list', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		await trigger.delete();
+		expect(messages()).toEqual([
+			'Campaign Calling Trigger "Campaign Calling Trigger": 0 webhook module(s) remain registered at the service for this node; the next activation reuses those that still serve.',
+		]);
+	});
+
+	it('a module whose answer carries a numeric id is recorded with that id as text', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		const created = jest.spyOn(service, 'createWebhookModule').mockResolvedValueOnce({ id: 42, event_type: 'call.ended', status: 'active' });
+		await trigger.activate();
+		created.mockRestore();
+		const [record] = Object.values(trigger.staticData.modules as Record<string, Record<string, unknown>>);
+		expect(record.moduleId).toBe('42');
+	});
+
 	it('a module whose answer carries no id is recorded and named as such', async () => {
 		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
 		// The interface shows an id in the module's record, but a service that leaves it out must still work.
