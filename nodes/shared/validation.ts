@@ -1,36 +1,12 @@
-import type { IDataObject, INode } from 'n8n-workflow';
-import { NodeOperationError, jsonParse } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
 
-/**
- * A parameter or input value the service would refuse. Thrown while items are prepared, before
- * any request; the router turns it into a NodeOperationError that names the item.
- */
-export class InvalidInputError extends Error {
-	readonly hint: string | undefined;
+import { isPlainObject } from './transport/envelope';
+import { InvalidInputError } from './transport/failures';
+import { parseHttpUrl } from './transport/request';
 
-	constructor(field: string, problem: string, hint?: string) {
-		super(`${field} ${problem}`);
-		this.name = 'InvalidInputError';
-		this.hint = hint;
-	}
-}
-
-/** A JSON object: not null, not an array. */
-export function isPlainObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * A refused input (an InvalidInputError, or another error) as n8n's error: the message names the item,
- * if any, and the hint becomes the description n8n shows under it.
- */
-export function refusedInputError(node: INode, error: unknown, itemIndex?: number): NodeOperationError {
-	const item = itemIndex === undefined ? '' : ` [item ${itemIndex}]`;
-	return new NodeOperationError(node, `${(error as Error).message}${item}`, {
-		itemIndex,
-		description: error instanceof InvalidInputError ? error.hint : undefined,
-	});
-}
+export { InvalidInputError, isPlainObject, parseHttpUrl };
+export { refusedInputError } from './transport/failures';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -198,12 +174,6 @@ export function requireOneOf<Allowed extends string>(value: unknown, field: stri
 		throw new InvalidInputError(field, `must be one of ${values.join(', ')}, got ${quote(value)}`);
 	}
 	return value as Allowed;
-}
-
-/** An http:// or https:// address, or undefined for any other text. */
-export function parseHttpUrl(text: string): URL | undefined {
-	const url = URL.canParse(text) ? new URL(text) : undefined;
-	return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : undefined;
 }
 
 export function requireIntegerInRange(value: unknown, field: string, min: number, max: number): number {

@@ -1,6 +1,5 @@
+import type { IDataObject } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
-
-import { isPlainObject } from '../validation';
 
 /** What one attempt got back from n8n's HTTP helper (full response, status errors not thrown). */
 export interface HttpAnswer { statusCode: number; headers: Record<string, unknown>; body: unknown }
@@ -89,6 +88,11 @@ function parseBody(body: unknown): unknown {
 	const text = body.trim();
 	if (text === '') return EMPTY;
 	return /^<(!doctype|html)/i.test(text) ? HTML : jsonParse<unknown>(text, { fallbackValue: NOT_JSON });
+}
+
+/** A JSON object: not null, not an array. */
+export function isPlainObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function headerValue(headers: Record<string, unknown> | undefined, name: string): string | undefined {

@@ -1,5 +1,5 @@
 import type { IDataObject, IHttpRequestMethods, INode } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { AnswerFailure, AnswerShape } from './envelope';
 
@@ -23,6 +23,32 @@ export interface ServiceRequest {
 	timeoutMs?: number;
 	/** Names a write within the run (`batch 0`): under Retry On Fail, a later try takes its recorded answer (request.ts, sentRecordEntry). */
 	sendOnceAs?: string;
+}
+
+/**
+ * A parameter or input value the service would refuse. Thrown while items are prepared, before
+ * any request; the router turns it into a NodeOperationError that names the item.
+ */
+export class InvalidInputError extends Error {
+	readonly hint: string | undefined;
+
+	constructor(field: string, problem: string, hint?: string) {
+		super(`${field} ${problem}`);
+		this.name = 'InvalidInputError';
+		this.hint = hint;
+	}
+}
+
+/**
+ * A refused input (an InvalidInputError, or another error) as n8n's error: the message names the item,
+ * if any, and the hint becomes the description n8n shows under it.
+ */
+export function refusedInputError(node: INode, error: unknown, itemIndex?: number): NodeOperationError {
+	const item = itemIndex === undefined ? '' : ` [item ${itemIndex}]`;
+	return new NodeOperationError(node, `${(error as Error).message}${item}`, {
+		itemIndex,
+		description: error instanceof InvalidInputError ? error.hint : undefined,
+	});
 }
 
 /** Where a request went, for its error: the Base URL, the key to redact, the timeout it had. */

@@ -11,12 +11,10 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { parseHttpUrl, refusedInputError } from '../validation';
-
 import type { HttpAnswer } from './envelope';
 import { headerValue, interpretAnswer } from './envelope';
 import type { ServiceRequest } from './failures';
-import { DROPPED_CODES, TIMEOUT_CODES, errorCode, redactSecret, serviceError } from './failures';
+import { DROPPED_CODES, TIMEOUT_CODES, errorCode, redactSecret, refusedInputError, serviceError } from './failures';
 
 export const CREDENTIAL_TYPE = 'campaignCallingApi';
 
@@ -56,6 +54,12 @@ function credentialsOf(context: ServiceContext | IWebhookFunctions): Promise<Cam
 	const credentials = credentialsByExecution.get(context) ?? context.getCredentials<CampaignCallingCredentials>(CREDENTIAL_TYPE);
 	credentialsByExecution.set(context, credentials);
 	return credentials;
+}
+
+/** An http:// or https:// address, or undefined for any other text. */
+export function parseHttpUrl(text: string): URL | undefined {
+	const url = URL.canParse(text) ? new URL(text) : undefined;
+	return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : undefined;
 }
 
 /** The Base URL as requests address the service: trimmed, without trailing slashes; not checked. */
