@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { InvalidInputError, quote, requireHttpUrl, requireIntegerInRange } from './validation';
+import { InvalidInputError } from './transport';
+import { quote, requireHttpUrl, requireIntegerInRange } from './validation';
 
 /** The methods the service calls a URL with. */
 const METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'];

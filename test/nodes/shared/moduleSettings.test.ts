@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { InvalidInputError } from '../../../nodes/shared/validation';
+import { InvalidInputError } from '../../../nodes/shared/transport';
 import { deliveryProperties, readDeliverySettings } from '../../../nodes/shared/moduleSettings';
 import { executeContextFor } from '../../helpers/n8nContext.ts';
 

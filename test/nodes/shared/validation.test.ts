@@ -1,11 +1,9 @@
+import { InvalidInputError } from '../../../nodes/shared/transport/failures';
 import {
-	isPlainObject,
-	InvalidInputError,
 	parseIntegerList,
 	parseJsonObject,
 	parseStringList,
 	quote,
-	refusedInputError,
 	requireHttpUrl,
 	requireIntegerInRange,
 	requireCampaignContacts,
@@ -24,25 +22,6 @@ function invalid(run: () => unknown): InvalidInputError {
 	}
 	throw new Error('no error was thrown');
 }
-
-describe('InvalidInputError', () => {
-	it('starts its message with the field and keeps the hint apart', () => {
-		const error = new InvalidInputError('Campaign ID', 'is empty', 'Enter it');
-		expect(error.message).toBe('Campaign ID is empty');
-		expect(error.hint).toBe('Enter it');
-		expect(error.name).toBe('InvalidInputError');
-	});
-});
-
-describe('refusedInputError', () => {
-	const node = { id: 'n', name: 'Campaign Calling', type: 'n8n-nodes-campaign-calling.campaignCalling', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
-
-	it('names the item when there is one, and no item for a refusal of the whole node (the editor\'s list)', () => {
-		const refused = new InvalidInputError('Campaign ID', 'is empty', 'Enter it');
-		expect(refusedInputError(node, refused, 3)).toMatchObject({ message: 'Campaign ID is empty [item 3]', description: 'Enter it', context: { itemIndex: 3 } });
-		expect(refusedInputError(node, refused).message).toBe('Campaign ID is empty');
-	});
-});
 
 describe('quote', () => {
 	it('shows texts in quotes, other values as JSON, and shortens long ones', () => {
@@ -216,14 +195,5 @@ describe('requireIntegerInRange', () => {
 
 	it.each([['  '], [true], [[1]]])('refuses %p where 0 and 1 are allowed: blanks, a boolean or a list are no number', (value) => {
 		expect(invalid(() => requireIntegerInRange(value, 'N', 0, 3)).message).toMatch(/^N must be a whole number from 0 to 3, got /);
-	});
-});
-
-describe('isPlainObject', () => {
-	it('accepts objects only', () => {
-		expect(isPlainObject({})).toBe(true);
-		expect(isPlainObject([])).toBe(false);
-		expect(isPlainObject(null)).toBe(false);
-		expect(isPlainObject('x')).toBe(false);
 	});
 });

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 
-import { interpretAnswer } from '../../../../nodes/shared/transport/envelope';
+import { interpretAnswer, isPlainObject } from '../../../../nodes/shared/transport/envelope';
 import { runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import type { FaultSpec } from '../../../simulator/server.ts';
 import { DEMO, NO_RETRIES, closedPort, sendJson, startScriptedServer, useSimulator, type ScriptedServer } from '../../../helpers/kit.ts';
@@ -372,5 +372,14 @@ describe('transport: a redirect is not followed', () => {
 		const invalid = await runActionNodeExpectingError({ credentials: { baseUrl: redirecting.url, apiKey: redirectKey }, parameters: getCampaign({ requestOptions: NO_RETRIES }) });
 		expect(invalid.message).toBe('Get Campaign failed: the service answered HTTP 302 Found, a redirect to an address that is not valid, which the node does not follow');
 		expect(redirecting.requests).toHaveLength(3);
+	});
+});
+
+describe('isPlainObject', () => {
+	it('accepts objects only', () => {
+		expect(isPlainObject({})).toBe(true);
+		expect(isPlainObject([])).toBe(false);
+		expect(isPlainObject(null)).toBe(false);
+		expect(isPlainObject('x')).toBe(false);
 	});
 });
