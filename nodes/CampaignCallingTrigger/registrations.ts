@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'crypto';
-import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { randomString } from 'n8n-workflow';
 
 import { credentialAccount } from '../shared/transport';
@@ -7,11 +7,6 @@ import { isPlainObject } from '../shared/validation';
 import { SECRET_HEADER } from './delivery';
 import { BoundedMap, inFlightLifetimeMs } from './inFlight';
 import { triggerLogPrefix } from './parameters';
-
-/** This trigger node among all in the process's state: its workflow's id and its own. */
-export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
-	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-}
 
 /** A webhook module this trigger registered: its secret only as its SHA-256 (`verifier`), its account as a keyed fingerprint. */
 export interface ModuleRecord {
@@ -137,21 +132,20 @@ export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, acco
 }
 
 /**
- * This trigger's key, and the module whose secret the delivery carries when a delivery through it is
- * accepted now (judgeDelivery); a refusal, or advice about an earlier URL, is logged once per module or URL.
+ * The module whose secret the delivery carries, when a delivery through it is accepted now (judgeDelivery);
+ * a refusal, or advice about an earlier URL, is logged once per module or URL.
  */
-export async function acceptedSender(this: IWebhookFunctions): Promise<{ trigger: string; sender?: ModuleRecord }> {
-	const trigger = thisTriggerKey.call(this);
+export async function acceptedSender(this: IWebhookFunctions, trigger: string): Promise<ModuleRecord | undefined> {
 	const records = currentModuleRecords.call(this, trigger);
 	const presented = this.getRequestObject().headers[SECRET_HEADER];
 	const sender = typeof presented === 'string' ? moduleWithSecret(records, presented) : undefined;
-	if (sender === undefined) return { trigger };
+	if (sender === undefined) return undefined;
 	// A test delivery's URL is not the production URL this context gives: only production ones are judged by URL.
 	const currentUrl = this.getMode() === 'manual' ? undefined : this.getNodeWebhookUrl('default');
 	const verdict = judgeDelivery(records, sender, await currentAccount.call(this), currentUrl);
 	if (!verdict.accepted) noticeOnce.call(this, `${trigger}\nrefused\n${sender.verifier}`, verdict.reason);
 	else if (verdict.advice) noticeOnce.call(this, `${trigger}\nearlier URL\n${currentUrl}`, verdict.advice);
-	return { trigger, sender: verdict.accepted ? sender : undefined };
+	return verdict.accepted ? sender : undefined;
 }
 
 function noticeOnce(this: IWebhookFunctions, topic: string, text: string): void {
