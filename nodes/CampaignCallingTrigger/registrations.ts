@@ -3,7 +3,6 @@ import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflo
 import { randomString } from 'n8n-workflow';
 
 import { credentialAccount } from '../shared/transport';
-import { isPlainObject } from '../shared/validation';
 import { SECRET_HEADER } from './delivery';
 import { BoundedMap, inFlightLifetimeMs } from './inFlight';
 import { triggerLogPrefix } from './parameters';
@@ -191,7 +190,7 @@ function recallRegistrations(trigger: string, stored: ModuleRecords): ModuleReco
 function storedModuleRecords(this: IHookFunctions | IWebhookFunctions): ModuleRecords {
 	const stored = (this.getWorkflowStaticData('global')[storeKey.call(this)] as IDataObject | undefined)?.modules;
 	const records: ModuleRecords = {};
-	for (const record of isPlainObject(stored) ? Object.values(stored) : []) {
+	for (const record of Object.values(stored ?? {})) {
 		const { url, event, verifier, timeout, retryLimit, account, registeredAt, moduleId } = (record ?? {}) as Partial<Record<keyof ModuleRecord, unknown>>;
 		const texts = [url, event, verifier, account];
 		if (!texts.every((text) => typeof text === 'string' && text !== '') || ![timeout, retryLimit, registeredAt].every((number) => typeof number === 'number')) continue;
