@@ -170,15 +170,14 @@ export class CampaignCallingTrigger implements INodeType {
 		if (sender === undefined) return refuse(response, 401, 'Unauthorized');
 		const delivery = parseDelivery(request);
 		if (!delivery.ok) return refuse(response, delivery.statusCode, delivery.message);
-		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const { events, keyPath } = deliveryParameters.call(this, options);
+		const { events, keyPath, includeHeaders } = deliveryParameters.call(this);
 		const selected = keyedEvents(delivery.entries, request, events, keyPath);
 		const claim = await claimEvents(trigger, selected.map(({ key }) => key), response, sender);
 		if (claim === HUNG_UP) return { noWebhookResponse: true };
 		const toRun = selected.filter((_, index) => claim[index]);
 		const repeats = keyPath ? selected.length - toRun.length : undefined;
 		if (toRun.length === 0) return { webhookResponse: acknowledgement(delivery.entries.length, 0, repeats) };
-		const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
+		const headers = includeHeaders ? withoutSecret(request.headers) : undefined;
 		return { workflowData: [handoverItems(toRun, headers, { received: delivery.entries.length, repeats })] };
 	}
 
