@@ -56,9 +56,8 @@ export function inFlightEvent(trigger: string, hash: string): InFlightEvent | un
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 /**
- * Holds a delivery while its events are in flight here, until their earlier answers come, then marks
- * those it runs in flight; returns which events to run. HUNG_UP when its sender hung up; a failed
- * earlier answer is not waited for again.
+ * Which events to run, or HUNG_UP: while they are in flight here the delivery waits for their earlier
+ * answers (not again for one that failed), then marks those it runs in flight.
  */
 export async function claimEvents(
 	trigger: string,

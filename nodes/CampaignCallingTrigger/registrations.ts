@@ -62,10 +62,7 @@ export async function currentAccount(this: IHookFunctions | IWebhookFunctions): 
 	};
 }
 
-/**
- * The trigger's records live in the workflow's global static data under its node id: n8n keys node
- * static data by node name, so a renamed node would find none and register its events again.
- */
+/** The records sit in global static data under the node's id: node static data goes by name, which a rename changes. */
 function storeKey(this: IHookFunctions | IWebhookFunctions): string {
 	return `campaignCallingTrigger:${this.getNode().id}`;
 }
@@ -100,9 +97,8 @@ const REPUBLISH = 'publish the workflow again (unpublish, then publish; on n8n 1
 export type Verdict = { accepted: true; advice?: string } | { accepted: false; reason: string };
 
 /**
- * Judges a delivery through `sender` by what is true now: the credential's account, n8n's webhook URL
- * (`url`; undefined for a test delivery, whose URL a webhook context does not give) and the module
- * registered for that URL and event.
+ * Judges a delivery through `sender` by what is true now: the credential's account, the webhook URL (`url`,
+ * undefined for a test delivery, whose context gives only the production one) and the module registered for it.
  */
 export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, account: Account, url: string | undefined, now = Date.now()): Verdict {
 	const module = `webhook module ${moduleName(sender)} (${sender.event})`;
