@@ -17,7 +17,7 @@ import { modulesExist, registerModules, reportModulesKept } from './activation';
 import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
 import { deliveryParameters } from './parameters';
-import { acceptedSender, thisTriggerKey } from './registrations';
+import { acceptedSender } from './registrations';
 import { REMEMBERED_KEYS, findRepeats, keyedEvents } from './repeats';
 import type { KeyedEvent } from './repeats';
 
@@ -54,6 +54,11 @@ function handoverItems(events: KeyedEvent[], headers: IDataObject | undefined, d
 		json[HANDOVER_FIELD] = { ...delivery, ...(key !== undefined ? { key } : {}) };
 		return { json };
 	});
+}
+
+/** This trigger node among all in the process's state: its workflow's id and its own. */
+function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
+	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 }
 
 const EVENT_NAMES = Object.fromEntries(EVENT_TYPES.map(({ name, value }) => [value, name]));
@@ -160,19 +165,19 @@ export class CampaignCallingTrigger implements INodeType {
 	/** Answers at once only a delivery that starts nothing; execute() answers the others. */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const [request, response] = [this.getRequestObject(), this.getResponseObject()];
-		const { trigger, sender } = await acceptedSender.call(this);
+		const trigger = thisTriggerKey.call(this);
+		const sender = await acceptedSender.call(this, trigger);
 		if (sender === undefined) return refuse(response, 401, 'Unauthorized');
 		const delivery = parseDelivery(request);
 		if (!delivery.ok) return refuse(response, delivery.statusCode, delivery.message);
-		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const { events, keyPath } = deliveryParameters.call(this, options);
+		const { events, keyPath, includeHeaders } = deliveryParameters.call(this);
 		const selected = keyedEvents(delivery.entries, request, events, keyPath);
 		const claim = await claimEvents(trigger, selected.map(({ key }) => key), response, sender);
 		if (claim === HUNG_UP) return { noWebhookResponse: true };
 		const toRun = selected.filter((_, index) => claim[index]);
 		const repeats = keyPath ? selected.length - toRun.length : undefined;
 		if (toRun.length === 0) return { webhookResponse: acknowledgement(delivery.entries.length, 0, repeats) };
-		const headers = options.includeHeaders === true ? withoutSecret(request.headers) : undefined;
+		const headers = includeHeaders ? withoutSecret(request.headers) : undefined;
 		return { workflowData: [handoverItems(toRun, headers, { received: delivery.entries.length, repeats })] };
 	}
 

@@ -44,8 +44,8 @@ export function parseDelivery(request: DeliveryRequest): ParsedDelivery {
 	}
 
 	let body: unknown = request.body;
-	const parsedByN8n = Array.isArray(body) || (isPlainObject(body) && Object.keys(body).length > 0);
 	// n8n leaves an empty body when it could not parse one; the raw bytes tell a malformed body apart.
+	const parsedByN8n = Array.isArray(body) || (typeof body === 'object' && body !== null && Object.keys(body).length > 0);
 	if (!parsedByN8n && request.rawBody && request.rawBody.length > 0) {
 		// Malformed JSON becomes null, which is refused below as the JSON text null is.
 		body = jsonParse<unknown>(request.rawBody.toString('utf8'), { fallbackValue: null });

@@ -56,9 +56,8 @@ export function inFlightEvent(trigger: string, hash: string): InFlightEvent | un
 type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 /**
- * Holds a delivery while its events are in flight here, until their earlier answers come, then marks
- * those it runs in flight; returns which events to run. HUNG_UP when its sender hung up; a failed
- * earlier answer is not waited for again.
+ * Which events to run, or HUNG_UP: while they are in flight here the delivery waits for their earlier
+ * answers (not again for one that failed), then marks those it runs in flight.
  */
 export async function claimEvents(
 	trigger: string,
@@ -191,16 +190,15 @@ const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
 /** Bounds the cache as a whole, so the keys of a deactivated or deleted trigger age out. */
 const MAX_CACHED_KEYS = 50_000;
 
-/** Per trigger, its cached keys and when each was cached, oldest first. */
+/** Per trigger, its cached keys and when each was cached, oldest first; the trigger that cached last goes last. */
 const cachedKeys = new Map<string, Map<string, number>>();
-/** Every trigger's cached keys, oldest first: the bound over all triggers. */
-const cacheOrder = new Map<string, { trigger: string; hash: string }>();
+/** Cached keys over all triggers. */
+let cachedCount = 0;
 
 function forgetKey(trigger: string, hash: string): void {
 	const keys = cachedKeys.get(trigger);
-	keys?.delete(hash);
+	if (keys?.delete(hash) === true) cachedCount -= 1;
 	if (keys?.size === 0) cachedKeys.delete(trigger);
-	cacheOrder.delete(eventKey(trigger, hash));
 }
 
 export function isRecordedRepeat(trigger: string, hash: string): boolean {
@@ -217,13 +215,12 @@ export function cacheRecordedKeys(trigger: string, hashes: string[]): void {
 		// A key cached already keeps its place, as it keeps its place in the store.
 		if (isRecordedRepeat(trigger, hash)) continue;
 		const keys = cachedKeys.get(trigger) ?? new Map<string, number>();
+		// Past the bound over all triggers, the trigger that cached longest ago loses its oldest key: a deleted one's go first.
+		cachedKeys.delete(trigger);
 		cachedKeys.set(trigger, keys.set(hash, Date.now()));
-		cacheOrder.set(eventKey(trigger, hash), { trigger, hash });
+		cachedCount += 1;
 		if (keys.size > CACHED_KEYS_PER_TRIGGER) ageCachedKeys(trigger, 1);
-		if (cacheOrder.size > MAX_CACHED_KEYS) {
-			const first = cacheOrder.values().next().value as { trigger: string; hash: string };
-			forgetKey(first.trigger, first.hash);
-		}
+		if (cachedCount > MAX_CACHED_KEYS) ageCachedKeys(cachedKeys.keys().next().value as string, 1);
 	}
 }
 

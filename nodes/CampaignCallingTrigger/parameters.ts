@@ -18,9 +18,10 @@ export function triggerLogPrefix(this: IHookFunctions | IWebhookFunctions): stri
 	return `Campaign Calling Trigger "${this.getNode().name}":`;
 }
 
-/** What webhook() reads: the selected events, and the Repeat Key's path while Ignore Repeats is on. */
-export function deliveryParameters(this: IWebhookFunctions, options: IDataObject): { events: Set<string>; keyPath?: string[] } {
-	return { events: new Set(selectedEvents.call(this)), keyPath: ignoresRepeats.call(this, options) ? repeatKeyPath.call(this, options) : undefined };
+/** What webhook() reads, in one call: the selected events, the Repeat Key's path while Ignore Repeats is on, Include Headers. */
+export function deliveryParameters(this: IWebhookFunctions): { events: Set<string>; keyPath?: string[]; includeHeaders: boolean } {
+	const [events, options] = [new Set(selectedEvents.call(this)), this.getNodeParameter('options', {}) as IDataObject];
+	return { events, keyPath: ignoresRepeats.call(this, options) ? repeatKeyPath.call(this, options) : undefined, includeHeaders: options.includeHeaders === true };
 }
 
 export function deliveryLimits(this: IHookFunctions): { timeout: number; retryLimit: number } {

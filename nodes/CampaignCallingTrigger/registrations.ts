@@ -1,17 +1,11 @@
 import { createHash, timingSafeEqual } from 'crypto';
-import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { randomString } from 'n8n-workflow';
 
 import { credentialAccount } from '../shared/transport';
-import { isPlainObject } from '../shared/validation';
 import { SECRET_HEADER } from './delivery';
 import { BoundedMap, inFlightLifetimeMs } from './inFlight';
 import { triggerLogPrefix } from './parameters';
-
-/** This trigger node among all in the process's state: its workflow's id and its own. */
-export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
-	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-}
 
 /** A webhook module this trigger registered: its secret only as its SHA-256 (`verifier`), its account as a keyed fingerprint. */
 export interface ModuleRecord {
@@ -68,10 +62,7 @@ export async function currentAccount(this: IHookFunctions | IWebhookFunctions): 
 	};
 }
 
-/**
- * The trigger's records live in the workflow's global static data under its node id: n8n keys node
- * static data by node name, so a renamed node would find none and register its events again.
- */
+/** The records sit in global static data under the node's id: node static data goes by name, which a rename changes. */
 function storeKey(this: IHookFunctions | IWebhookFunctions): string {
 	return `campaignCallingTrigger:${this.getNode().id}`;
 }
@@ -106,9 +97,8 @@ const REPUBLISH = 'publish the workflow again (unpublish, then publish; on n8n 1
 export type Verdict = { accepted: true; advice?: string } | { accepted: false; reason: string };
 
 /**
- * Judges a delivery through `sender` by what is true now: the credential's account, n8n's webhook URL
- * (`url`; undefined for a test delivery, whose URL a webhook context does not give) and the module
- * registered for that URL and event.
+ * Judges a delivery through `sender` by what is true now: the credential's account, the webhook URL (`url`,
+ * undefined for a test delivery, whose context gives only the production one) and the module registered for it.
  */
 export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, account: Account, url: string | undefined, now = Date.now()): Verdict {
 	const module = `webhook module ${moduleName(sender)} (${sender.event})`;
@@ -137,21 +127,20 @@ export function judgeDelivery(records: ModuleRecords, sender: ModuleRecord, acco
 }
 
 /**
- * This trigger's key, and the module whose secret the delivery carries when a delivery through it is
- * accepted now (judgeDelivery); a refusal, or advice about an earlier URL, is logged once per module or URL.
+ * The module whose secret the delivery carries, when a delivery through it is accepted now (judgeDelivery);
+ * a refusal, or advice about an earlier URL, is logged once per module or URL.
  */
-export async function acceptedSender(this: IWebhookFunctions): Promise<{ trigger: string; sender?: ModuleRecord }> {
-	const trigger = thisTriggerKey.call(this);
+export async function acceptedSender(this: IWebhookFunctions, trigger: string): Promise<ModuleRecord | undefined> {
 	const records = currentModuleRecords.call(this, trigger);
 	const presented = this.getRequestObject().headers[SECRET_HEADER];
 	const sender = typeof presented === 'string' ? moduleWithSecret(records, presented) : undefined;
-	if (sender === undefined) return { trigger };
+	if (sender === undefined) return undefined;
 	// A test delivery's URL is not the production URL this context gives: only production ones are judged by URL.
 	const currentUrl = this.getMode() === 'manual' ? undefined : this.getNodeWebhookUrl('default');
 	const verdict = judgeDelivery(records, sender, await currentAccount.call(this), currentUrl);
 	if (!verdict.accepted) noticeOnce.call(this, `${trigger}\nrefused\n${sender.verifier}`, verdict.reason);
 	else if (verdict.advice) noticeOnce.call(this, `${trigger}\nearlier URL\n${currentUrl}`, verdict.advice);
-	return { trigger, sender: verdict.accepted ? sender : undefined };
+	return verdict.accepted ? sender : undefined;
 }
 
 function noticeOnce(this: IWebhookFunctions, topic: string, text: string): void {
@@ -185,8 +174,10 @@ export function syncModuleRecords(this: IHookFunctions, trigger: string): Module
 
 function recallRegistrations(trigger: string, stored: ModuleRecords): ModuleRecords {
 	// A module is never removed at the service, so every record once read or registered still holds.
-	const read = { ...storedModulesSeen.get(trigger), ...stored };
-	storedModulesSeen.set(trigger, read);
+	const read = storedModulesSeen.get(trigger) ?? {};
+	// Added to in place: a trigger takes its place in the bound at its first read, and a delivery adds no map work.
+	if (!storedModulesSeen.has(trigger)) storedModulesSeen.set(trigger, read);
+	Object.assign(read, stored);
 	const all = Object.values({ ...read, ...registeredModules.get(trigger) }).sort((a, b) => a.registeredAt - b.registeredAt);
 	const records: ModuleRecords = {};
 	for (const record of all.slice(-MAX_RECORDS)) records[record.verifier] = { ...record };
@@ -197,7 +188,7 @@ function recallRegistrations(trigger: string, stored: ModuleRecords): ModuleReco
 function storedModuleRecords(this: IHookFunctions | IWebhookFunctions): ModuleRecords {
 	const stored = (this.getWorkflowStaticData('global')[storeKey.call(this)] as IDataObject | undefined)?.modules;
 	const records: ModuleRecords = {};
-	for (const record of isPlainObject(stored) ? Object.values(stored) : []) {
+	for (const record of Object.values(stored ?? {})) {
 		const { url, event, verifier, timeout, retryLimit, account, registeredAt, moduleId } = (record ?? {}) as Partial<Record<keyof ModuleRecord, unknown>>;
 		const texts = [url, event, verifier, account];
 		if (!texts.every((text) => typeof text === 'string' && text !== '') || ![timeout, retryLimit, registeredAt].every((number) => typeof number === 'number')) continue;

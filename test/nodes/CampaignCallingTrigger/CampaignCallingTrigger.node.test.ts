@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { INode } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, INode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { IGNORE_REPEATS_DEFAULT } from '../../../nodes/CampaignCallingTrigger/parameters';
+import { rememberRegistration, secretVerifier } from '../../../nodes/CampaignCallingTrigger/registrations';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { TriggerHarness, moduleSecret, modulesFor, restartedTrigger } from '../../helpers/triggerContext.ts';
 
@@ -441,5 +442,29 @@ describe('the trigger in the editor', () => {
 		};
 		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: nodeTypesFor(trigger) });
 		expect(workflow.expression.getSimpleParameterValue(node, trigger.description.subtitle as string, 'internal', {})).toBe(title);
+	});
+});
+
+describe("this trigger's key", () => {
+	/** The key the node's webhook methods use, seen as the key whose registrations delete() writes back into static data. */
+	async function keyOf(workflowId: string | undefined): Promise<string> {
+		for (const key of ['workflow-1:node-1', ':node-1']) {
+			rememberRegistration(key, { url: 'https://n8n.example.test/webhook', event: 'call.ended', verifier: secretVerifier(key), timeout: 30, retryLimit: 3, account: 'salt.a', registeredAt: 1_000, moduleId: key });
+		}
+		const global: IDataObject = {};
+		const context = {
+			getWorkflow: () => ({ id: workflowId }),
+			getNode: () => ({ id: 'node-1', name: 'Campaign Calling Trigger' }),
+			getWorkflowStaticData: () => global,
+			logger: { info: () => undefined },
+		} as unknown as IHookFunctions;
+		await new CampaignCallingTrigger().webhookMethods.default.delete.call(context);
+		const modules = (global['campaignCallingTrigger:node-1'] as { modules: Record<string, { moduleId: string }> }).modules;
+		return Object.values(modules).map((module) => module.moduleId).join(', ');
+	}
+
+	it("is its workflow's id and its node's id, the workflow's empty while it is not saved", async () => {
+		expect(await keyOf('workflow-1')).toBe('workflow-1:node-1');
+		expect(await keyOf(undefined)).toBe(':node-1');
 	});
 });

@@ -17,7 +17,6 @@ import {
 	rememberRegistration,
 	secretVerifier,
 	serves,
-	thisTriggerKey,
 } from '../../../nodes/CampaignCallingTrigger/registrations';
 import type { Account } from '../../../nodes/CampaignCallingTrigger/registrations';
 import type { ModuleRecord, ModuleRecords } from '../../../nodes/CampaignCallingTrigger/registrations';
@@ -234,13 +233,5 @@ describe('static data', () => {
 		const global: IDataObject = {};
 		expect(Object.keys(syncModuleRecords.call(contextOf(global), trigger))).toEqual(records.slice(3).map((one) => one.verifier));
 		expect(Object.keys(stored(global) as IDataObject)).toHaveLength(100);
-	});
-});
-
-describe("this trigger's key", () => {
-	it("is its workflow's id and its node's id, the workflow's empty while it is not saved", () => {
-		const context = { getWorkflow: () => ({ id: 'workflow-1' }), getNode: () => ({ id: 'node-1' }) } as unknown as IHookFunctions;
-		expect(thisTriggerKey.call(context)).toBe('workflow-1:node-1');
-		expect(thisTriggerKey.call({ ...context, getWorkflow: () => ({ id: undefined }) } as unknown as IHookFunctions)).toBe(':node-1');
 	});
 });
