@@ -2,7 +2,8 @@ import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflo
 import { NodeOperationError } from 'n8n-workflow';
 
 import { readDeliveryLimits } from '../shared/moduleSettings';
-import { InvalidInputError, quote, refusedInputError } from '../shared/validation';
+import { InvalidInputError, refusedInputError } from '../shared/transport';
+import { quote } from '../shared/validation';
 import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
 
 /** Ignore Repeats is on unless the user turned it off: each event then runs once, retries included. */

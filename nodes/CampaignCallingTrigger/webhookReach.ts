@@ -1,8 +1,7 @@
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { credentialBaseUrl } from '../shared/transport';
-import { parseHttpUrl } from '../shared/validation';
+import { credentialBaseUrl, parseHttpUrl } from '../shared/transport';
 import { triggerLogPrefix } from './parameters';
 
 const WEBHOOK_URL_DOCS = 'https://docs.n8n.io/hosting/configuration/configuration-examples/webhook-url/';
