@@ -1,9 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { InvalidInputError, refusedInputError } from '../../shared/validation';
+import { InvalidInputError, refusedInputError, requireIntegerInRange } from '../../shared/validation';
 import type { Resource } from './resources';
-import { readRequestOptions } from './shared/requestOptions';
+import { requestOptionsProperty } from './shared/requestOptions';
 import type { Failures, ItemResult, RequestSettings } from './types';
 
 /** Runs the node's operation over all items: every item prepared before the first request, then one request each, or the operation's own batches. */
@@ -22,9 +22,12 @@ export async function router(this: IExecuteFunctions, resources: Resource[]): Pr
 
 	const results: ItemResult[] = new Array(items.length);
 	const failures = recordFailures(this, results);
+	// The run's node-wide settings, read here once, before any item: a bad value refuses the whole run.
 	let request: RequestSettings;
+	let options: Record<string, number>;
 	try {
 		request = { operation: operation.title, ...readRequestOptions(this) };
+		options = operation.runOptions ? readIntegerOptions(this, operation.runOptions) : {};
 	} catch (error) {
 		failures.refuseRun(error);
 		return [toOutputItems(this, results)];
@@ -41,7 +44,7 @@ export async function router(this: IExecuteFunctions, resources: Resource[]): Pr
 	}
 
 	if ('sendAll' in operation) {
-		await operation.sendAll.call(this, prepared, request, results, failures);
+		await operation.sendAll.call(this, prepared, request, options, results, failures);
 	} else {
 		for (let i = 0; i < items.length; i++) {
 			if (results[i]) continue;
@@ -55,6 +58,27 @@ export async function router(this: IExecuteFunctions, resources: Resource[]): Pr
 		}
 	}
 	return [toOutputItems(this, results)];
+}
+
+/** Request Options, for every request of the run. */
+export function readRequestOptions(context: IExecuteFunctions): Omit<RequestSettings, 'operation'> {
+	const { maxRetries, timeoutSeconds } = readIntegerOptions(context, requestOptionsProperty, 'Request Options → ');
+	return { maxRetries, timeoutMs: timeoutSeconds * 1000 };
+}
+
+/**
+ * A node-wide collection of whole numbers: each option unset takes its property's default, each set is
+ * checked against its property's range; `labelPrefix` names the collection in errors.
+ */
+function readIntegerOptions(context: IExecuteFunctions, collection: INodeProperties, labelPrefix = ''): Record<string, number> {
+	const values = context.getNodeParameter(collection.name, 0, {}) as Record<string, unknown>;
+	const read: Record<string, number> = {};
+	for (const option of collection.options as INodeProperties[]) {
+		const { minValue = 0, maxValue = Number.MAX_SAFE_INTEGER } = option.typeOptions ?? {};
+		const label = `${labelPrefix}${option.displayName}`;
+		read[option.name] = values[option.name] === undefined ? (option.default as number) : requireIntegerInRange(values[option.name], label, minValue, maxValue);
+	}
+	return read;
 }
 
 /** Failures written into `results`: without Continue On Fail, the first one throws. */
