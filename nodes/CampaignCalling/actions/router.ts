@@ -51,7 +51,7 @@ export async function router(this: IExecuteFunctions, resources: Resource[]): Pr
 			const sendOnceAs = operation.createsOnEachSend ? `item ${i}` : undefined;
 			try {
 				const answer = await operation.send.call(this, prepared[i], { ...request, itemIndex: i, sendOnceAs });
-				results[i] = { output: Array.isArray(answer) ? answer : [answer] };
+				results[i] = Array.isArray(answer) ? answer : [answer];
 			} catch (error) {
 				failures.failItem(i, error);
 			}
@@ -81,46 +81,35 @@ function readIntegerOptions(context: IExecuteFunctions, collection: INodePropert
 	return read;
 }
 
-/** Failures written into `results`: without Continue On Fail, the first one throws. */
+/** Failures written into `results` as error items: without Continue On Fail, the first one throws. */
 export function recordFailures(context: IExecuteFunctions, results: ItemResult[]): Failures {
 	const continueOnFail = context.continueOnFail();
+	const toErrorOutput = context.getNode().onError === 'continueErrorOutput';
 	return {
 		failItem: (itemIndex, error, keptInput = {}) => {
 			const nodeError = toNodeError(context, error, itemIndex);
 			if (!continueOnFail) throw nodeError;
-			results[itemIndex] = { error: nodeError, keptInput };
+			results[itemIndex] = [errorJson(nodeError, keptInput, toErrorOutput)];
 		},
 		refuseRun: (error, keptInput = () => ({})) => {
 			const nodeError = toNodeError(context, error, 0);
 			if (!continueOnFail) throw nodeError;
-			// Every item is marked failed, so none passes on as if it had been sent.
-			for (let i = 0; i < results.length; i++) {
-				// An item that failed on its own keeps its own, more specific, error.
-				if (!results[i]) results[i] = { error: nodeError, keptInput: keptInput(i) };
-			}
+			// Every item fails, so none passes on as if it had been sent; one that failed on its own keeps its more specific error.
+			for (let i = 0; i < results.length; i++) results[i] ??= [errorJson(nodeError, keptInput(i), toErrorOutput)];
 		},
 	};
 }
 
-/** One output item per record, and one error item per failed input item, each paired to its input. */
+/** One output item per record, error items included, each paired to its input item. */
 export function toOutputItems(context: IExecuteFunctions, results: ItemResult[]): INodeExecutionData[] {
-	const toErrorOutput = context.getNode().onError === 'continueErrorOutput';
-	const returnData: INodeExecutionData[] = [];
-	for (let i = 0; i < results.length; i++) {
-		const result = results[i];
-		const records = 'error' in result ? [errorJson(result.error, result.keptInput, toErrorOutput)] : result.output;
-		// Not returnJsonArray: it would take a service record that has a `json` field for an item.
-		const items = records.map((json) => ({ json }));
-		returnData.push(...context.helpers.constructExecutionMetaData(items, { itemData: { item: i } }));
-	}
-	return returnData;
+	// Not returnJsonArray: it would take a service record that has a `json` field for an item.
+	return results.flatMap((records, item) => context.helpers.constructExecutionMetaData(records.map((json) => ({ json })), { itemData: { item } }));
 }
 
 /** An error item: on n8n's error output only `error` and `message`, the one shape n8n moves there (ARCHITECTURE.md). */
-function errorJson(error: Error, keptInput: IDataObject, toErrorOutput: boolean): IDataObject {
-	const description = (error as { description?: unknown }).description;
+function errorJson(error: NodeApiError | NodeOperationError, keptInput: IDataObject, toErrorOutput: boolean): IDataObject {
 	const json: IDataObject = toErrorOutput ? { error: error.message } : { error: error.message, ...keptInput };
-	if (typeof description === 'string' && description !== '') json[toErrorOutput ? 'message' : 'errorDescription'] = description;
+	if (error.description) json[toErrorOutput ? 'message' : 'errorDescription'] = error.description;
 	return json;
 }
 

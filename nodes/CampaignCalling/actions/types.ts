@@ -4,8 +4,8 @@ import type { ServiceRequest } from '../../shared/transport';
 
 // The contract between the router and the operations, its own module so operations never import the router.
 
-/** Per input item: its output items, or the error that replaced them. */
-export type ItemResult = { output: IDataObject[] } | { error: Error; keptInput: IDataObject };
+/** Per input item: its output records, or the one error item that replaced them. */
+export type ItemResult = IDataObject[];
 
 /** Records why an item failed, or throws without Continue On Fail; `refuseRun` fails every item. */
 export interface Failures {

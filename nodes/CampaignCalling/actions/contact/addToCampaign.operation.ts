@@ -189,7 +189,7 @@ export const addToCampaign: BatchedOperation<CampaignContacts> = {
 			for (const { itemIndex } of batch.members) batchesOfItem[itemIndex].add(batch.number);
 		}
 		items.forEach((item, itemIndex) => {
-			if (item && !results[itemIndex]) results[itemIndex] = { output: [outputOf(item, answers[itemIndex], [...batchesOfItem[itemIndex]])] };
+			if (item && !results[itemIndex]) results[itemIndex] = [outputOf(item, answers[itemIndex], [...batchesOfItem[itemIndex]])];
 		});
 	},
 };
