@@ -4,8 +4,8 @@ import type { ServiceRequest } from '../../shared/transport';
 
 // The contract between the router and the operations, its own module so operations never import the router.
 
-/** Per input item: its output items, or the error that replaced them. */
-export type ItemResult = { output: IDataObject[] } | { error: Error; keptInput: IDataObject };
+/** Per input item: its output records, or the one error item that replaced them. */
+export type ItemResult = IDataObject[];
 
 /** Records why an item failed, or throws without Continue On Fail; `refuseRun` fails every item. */
 export interface Failures {
@@ -27,6 +27,8 @@ interface OperationBasics<Prepared> {
 	properties: INodeProperties[];
 	/** Whether each send creates something (a contact that will be called, a module): sent once under Retry On Fail. */
 	createsOnEachSend: boolean;
+	/** Its node-wide whole numbers (Add to Campaign's Options), read by the router with Request Options. */
+	runOptions?: INodeProperties;
 	/** Reads and checks the item's parameters; runs for every item before any request is sent. */
 	prepare(this: IExecuteFunctions, itemIndex: number): Prepared;
 }
@@ -38,7 +40,7 @@ export interface PerItemOperation<Prepared> extends OperationBasics<Prepared> {
 
 /** An operation that sends the prepared items together (Add to Campaign's batches), filling in `results`. */
 export interface BatchedOperation<Prepared> extends OperationBasics<Prepared> {
-	sendAll(this: IExecuteFunctions, prepared: Array<Prepared | undefined>, request: RequestSettings, results: ItemResult[], failures: Failures): Promise<void>;
+	sendAll(this: IExecuteFunctions, prepared: Array<Prepared | undefined>, request: RequestSettings, options: Record<string, number>, results: ItemResult[], failures: Failures): Promise<void>;
 }
 
 export type Operation = PerItemOperation<unknown> | BatchedOperation<unknown>;

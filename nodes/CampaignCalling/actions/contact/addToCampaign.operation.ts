@@ -4,7 +4,6 @@ import { serviceRequest } from '../../../shared/transport';
 import type { BatchedOperation, RequestSettings } from '../types';
 import type { CampaignContacts, ContactInput } from '../../../shared/validation';
 import { InvalidInputError } from '../../../shared/validation';
-import { readIntegerOptions } from '../shared/requestOptions';
 import { campaignIdProperty } from '../campaign/fields';
 import { readCampaignContacts } from './contactInput';
 
@@ -154,61 +153,50 @@ export const addToCampaign: BatchedOperation<CampaignContacts> = {
 	description: 'Add contacts to a calling campaign, in batches',
 	properties,
 	createsOnEachSend: true,
+	runOptions: optionsProperty,
 
 	prepare: readCampaignContacts,
 
-	async sendAll(items, request, results, failures) {
-		const keptInput = (itemIndex: number) => keptInputOf(items[itemIndex]);
-		let options: { batchSize: number; parallelRequests: number };
-		try {
-			options = readBatchOptions(this, items);
-		} catch (error) {
-			failures.refuseRun(error, keptInput);
+	async sendAll(items, request, { batchSize, parallelRequests, maxContactsPerRun }, results, failures) {
+		// Asked only for prepared items: one that failed to prepare already has its own error item.
+		const keptInput = (itemIndex: number) => keptInputOf(items[itemIndex] as CampaignContacts);
+		const total = items.reduce((sum, item) => sum + (item?.contacts.length ?? 0), 0);
+		if (maxContactsPerRun > 0 && total > maxContactsPerRun) {
+			const refusal = new InvalidInputError(
+				'Max Contacts per Run',
+				`is ${maxContactsPerRun}, but this run would add ${total} contacts; nothing was sent`,
+				'Raise Options → Max Contacts per Run, or send fewer contacts in one run (an AI Agent: fewer per tool call).',
+			);
+			failures.refuseRun(refusal, keptInput);
 			return;
 		}
-		const batches = packBatches(items, options.batchSize);
-		// Each item's answers, one per contact, filled in as its batches come back.
+		// Per item, one entry per contact: the service's answer and the batch it went in, filled in as the batches come back.
 		const answers = items.map((item) => new Array<unknown>(item?.contacts.length ?? 0));
-		await sendInParallel(batches, options.parallelRequests, async (batch) => {
+		const batchOf = items.map((item) => new Array<number>(item?.contacts.length ?? 0));
+		await sendInParallel(packBatches(items, batchSize), parallelRequests, async (batch) => {
 			try {
 				const data = await sendBatch.call(this, batch, request);
 				// The interface does not show `data`: one entry per contact is matched to them, else it is the whole batch's answer.
 				const perContact = Array.isArray(data) && data.length === batch.members.length;
-				batch.members.forEach(({ itemIndex, place }, index) => (answers[itemIndex][place] = perContact ? data[index] : data));
+				batch.members.forEach(({ itemIndex, place }, index) => {
+					answers[itemIndex][place] = perContact ? data[index] : data;
+					batchOf[itemIndex][place] = batch.number;
+				});
 			} catch (error) {
 				for (const itemIndex of new Set(batch.members.map((member) => member.itemIndex))) {
 					if (!results[itemIndex]) failures.failItem(itemIndex, error, keptInput(itemIndex));
 				}
 			}
 		});
-		const batchesOfItem = items.map(() => new Set<number>());
-		for (const batch of batches) {
-			for (const { itemIndex } of batch.members) batchesOfItem[itemIndex].add(batch.number);
-		}
 		items.forEach((item, itemIndex) => {
-			if (item && !results[itemIndex]) results[itemIndex] = { output: [outputOf(item, answers[itemIndex], [...batchesOfItem[itemIndex]])] };
+			if (item && !results[itemIndex]) results[itemIndex] = [outputOf(item, answers[itemIndex], [...new Set(batchOf[itemIndex])])];
 		});
 	},
 };
 
 /** What an item's output and error items keep of it: its campaign, and its contact or contacts. */
-function keptInputOf(item: CampaignContacts | undefined): IDataObject {
-	if (!item) return {};
+function keptInputOf(item: CampaignContacts): IDataObject {
 	return item.contacts.length === 1 ? { campaignId: item.campaignId, contact: item.contacts[0] } : { campaignId: item.campaignId, contacts: item.contacts };
-}
-
-/** Batch Size and Requests in Parallel; a run that would add more than Max Contacts per Run is refused. */
-function readBatchOptions(context: IExecuteFunctions, items: Array<CampaignContacts | undefined>) {
-	const { batchSize, parallelRequests, maxContactsPerRun } = readIntegerOptions(context, optionsProperty);
-	const total = items.reduce((sum, item) => sum + (item?.contacts.length ?? 0), 0);
-	if (maxContactsPerRun > 0 && total > maxContactsPerRun) {
-		throw new InvalidInputError(
-			'Max Contacts per Run',
-			`is ${maxContactsPerRun}, but this run would add ${total} contacts; nothing was sent`,
-			'Raise Options → Max Contacts per Run, or send fewer contacts in one run (an AI Agent: fewer per tool call).',
-		);
-	}
-	return { batchSize, parallelRequests };
 }
 
 /** Contacts bound for one campaign, sent in one request, each with the input item it came from and its place there. */

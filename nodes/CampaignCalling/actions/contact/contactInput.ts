@@ -69,11 +69,7 @@ export function readItemParameters(context: IExecuteFunctions, itemIndex: number
 		return body === null ? [] : [{ index, body }];
 	});
 	if (expressions.length > 1) {
-		const together = evaluateTogether(
-			context,
-			expressions.map(({ body }) => body),
-			itemIndex,
-		);
+		const together = evaluateTogether(context, expressions.map(({ body }) => body), itemIndex);
 		expressions.forEach(({ index }, position) => {
 			if (together && isPlainValue(together[position])) values[index] = together[position];
 		});

@@ -1,8 +1,6 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { requireIntegerInRange } from '../../../shared/validation';
-import type { RequestSettings } from '../types';
-
+/** How n8n sends the node's requests; the router reads it once per run. */
 export const requestOptionsProperty: INodeProperties = {
 	displayName: 'Request Options',
 	name: 'requestOptions',
@@ -31,24 +29,3 @@ export const requestOptionsProperty: INodeProperties = {
 		},
 	],
 };
-
-/** Request Options, read once per run; a bad value refuses the whole run. */
-export function readRequestOptions(context: IExecuteFunctions): Omit<RequestSettings, 'operation'> {
-	const { maxRetries, timeoutSeconds } = readIntegerOptions(context, requestOptionsProperty, 'Request Options → ');
-	return { maxRetries, timeoutMs: timeoutSeconds * 1000 };
-}
-
-/**
- * A node-wide collection of whole numbers, read once per run: each option unset takes its property's default,
- * each set is checked against its property's range; `labelPrefix` names the collection in errors.
- */
-export function readIntegerOptions(context: IExecuteFunctions, collection: INodeProperties, labelPrefix = ''): Record<string, number> {
-	const values = context.getNodeParameter(collection.name, 0, {}) as Record<string, unknown>;
-	const read: Record<string, number> = {};
-	for (const option of collection.options as INodeProperties[]) {
-		const { minValue = 0, maxValue = Number.MAX_SAFE_INTEGER } = option.typeOptions ?? {};
-		const label = `${labelPrefix}${option.displayName}`;
-		read[option.name] = values[option.name] === undefined ? (option.default as number) : requireIntegerInRange(values[option.name], label, minValue, maxValue);
-	}
-	return read;
-}

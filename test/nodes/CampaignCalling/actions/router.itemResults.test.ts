@@ -52,7 +52,7 @@ describe('recordFailures and toOutputItems', () => {
 		['continueErrorOutput', 'with an empty hint', withEmptyHint, { error: 'refused' }],
 	] as const)('under %s, an error %s gives an item without a hint field', (onError, _kind, error, json) => {
 		const context = contextWith(onError);
-		const results: ItemResult[] = [{ output: [{ id: 'a' }] }, { output: [{ id: 'b' }] }];
+		const results: ItemResult[] = [[{ id: 'a' }], [{ id: 'b' }]];
 		recordFailures(context, results).failItem(2, error(), { id: 'c' });
 		const output = toOutputItems(context, results);
 		expect(output[2].json).toStrictEqual(json);

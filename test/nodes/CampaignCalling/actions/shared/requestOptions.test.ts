@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { readRequestOptions, requestOptionsProperty } from '../../../../../nodes/CampaignCalling/actions/shared/requestOptions';
+import { readRequestOptions } from '../../../../../nodes/CampaignCalling/actions/router';
+import { requestOptionsProperty } from '../../../../../nodes/CampaignCalling/actions/shared/requestOptions';
 import { DEMO, useSimulator } from '../../../../helpers/kit.ts';
 import { executeContextFor, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
 import { describeBadInputs } from '../../../../helpers/badInputs.ts';
