@@ -5,9 +5,6 @@ import { isPlainObject } from './transport/envelope';
 import { InvalidInputError } from './transport/failures';
 import { parseHttpUrl } from './transport/request';
 
-export { InvalidInputError, isPlainObject, parseHttpUrl };
-export { refusedInputError } from './transport/failures';
-
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Shows a user's value in a message without flooding it. */
@@ -95,21 +92,26 @@ export interface ContactInput extends IDataObject {
 export interface CampaignContacts { campaignId: string; contacts: ContactInput[] }
 
 /**
- * Add to Campaign's input of one item, checked in one call: the campaign's ID, then each contact. `listField`
- * names the parameter when `contacts` is a JSON array of them (parsed or as text); without it, one contact.
+ * Add to Campaign's input of one item, checked in one call: the campaign's ID, then each contact. `contacts`
+ * is the one contact the caller built from the item, or, with `listField`, that parameter's JSON array of them (parsed or as text).
  */
 export function requireCampaignContacts(campaignId: unknown, contacts: unknown, campaignIdHint: string, listField?: string): CampaignContacts {
 	const campaign = requireUuid(campaignId, 'Campaign ID', campaignIdHint);
-	if (listField === undefined) return { campaignId: campaign, contacts: [requireContact(contacts)] };
+	if (listField === undefined) return { campaignId: campaign, contacts: [requireContact(contacts as IDataObject)] };
 	const list = typeof contacts === 'string' ? parseJsonText(contacts) : contacts;
 	if (list === NOT_JSON) throw new InvalidInputError(listField, `is not valid JSON: ${quote(contacts)}`, 'Give a JSON array of contacts.');
 	if (!Array.isArray(list)) throw new InvalidInputError(listField, `must be a JSON array of contacts, got ${quote(list)}`, 'Wrap a single contact in [ ].');
-	return { campaignId: campaign, contacts: list.map((entry, position) => requireContact(entry, ` of contact ${position} in ${listField}`)) };
+	const checked = list.map((entry: unknown, position) => {
+		const where = ` of contact ${position} in ${listField}`;
+		// Only a list's entries can be other than an object: the one contact is built by the caller.
+		if (!isPlainObject(entry)) throw new InvalidInputError(`Contact${where}`, `must be a JSON object, got ${quote(entry)}`);
+		return requireContact(entry, where);
+	});
+	return { campaignId: campaign, contacts: checked };
 }
 
 /** One contact in the service's shape; `where` tells which entry of a JSON array it is. */
-function requireContact(raw: unknown, where = ''): ContactInput {
-	if (!isPlainObject(raw)) throw new InvalidInputError(`Contact${where}`, `must be a JSON object, got ${quote(raw)}`);
+function requireContact(raw: IDataObject, where = ''): ContactInput {
 	const contact: ContactInput = {
 		firstname: requireNonEmptyString(raw.firstname, `First Name (firstname)${where}`),
 		lastname: requireNonEmptyString(raw.lastname, `Last Name (lastname)${where}`),

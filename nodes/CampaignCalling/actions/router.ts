@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { InvalidInputError, refusedInputError, requireIntegerInRange } from '../../shared/validation';
+import { InvalidInputError, refusedInputError } from '../../shared/transport';
+import { requireIntegerInRange } from '../../shared/validation';
 import type { Resource } from './resources';
 import { requestOptionsProperty } from './shared/requestOptions';
 import type { Failures, ItemResult, RequestSettings } from './types';

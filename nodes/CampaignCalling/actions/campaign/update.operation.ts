@@ -1,8 +1,8 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../../shared/transport';
+import { InvalidInputError, isPlainObject, serviceRequest } from '../../../shared/transport';
 import type { PerItemOperation } from '../types';
-import { InvalidInputError, isPlainObject, requireNonEmptyString, requireUuid } from '../../../shared/validation';
+import { requireNonEmptyString, requireUuid } from '../../../shared/validation';
 import { campaignIdHint, campaignIdProperty } from './fields';
 import { UPDATE_FIELD_GROUPS, UPDATE_FIELD_PROPERTIES } from './updateFields';
 

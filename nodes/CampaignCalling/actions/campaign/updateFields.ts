@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { InvalidInputError, parseIntegerList, parseJsonObject, parseStringList, requireUuid } from '../../../shared/validation';
+import { InvalidInputError } from '../../../shared/transport';
+import { parseIntegerList, parseJsonObject, parseStringList, requireUuid } from '../../../shared/validation';
 
 /** How a field is edited, and how its value is checked into what the update body takes. */
 interface FieldKind {

@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { serviceRequest } from '../../../shared/transport';
+import { InvalidInputError, serviceRequest } from '../../../shared/transport';
 import type { BatchedOperation, RequestSettings } from '../types';
 import type { CampaignContacts, ContactInput } from '../../../shared/validation';
-import { InvalidInputError } from '../../../shared/validation';
 import { campaignIdProperty } from '../campaign/fields';
 import { readCampaignContacts } from './contactInput';
 
