@@ -148,6 +148,17 @@ describe('router: batched operation (Add to Campaign)', () => {
 		expect(sim.requests()).toHaveLength(0);
 	});
 
+	it('reads Batch Size before any item, as Request Options: an item invalid on its own fails with the run\'s reason too', async () => {
+		const reason = 'Batch Size must be a whole number from 1 to 1000, got 0 [item 0]';
+		const items = leads(2);
+		items[0].json.phone = 'not a phone';
+		const run = { credentials: sim.credentials(), items, parameters: addContacts({ options: { batchSize: 0 } }) };
+		expect((await runActionNodeExpectingError(run)).message).toBe(reason);
+		const output = await runActionNode({ ...run, continueOnFail: true });
+		expect(output.map((item) => item.json)).toEqual([{ error: reason }, { error: reason }]);
+		expect(sim.requests()).toHaveLength(0);
+	});
+
 	it('with Continue On Fail, a refused batch gives error items for exactly the items of that batch', async () => {
 		const items = leads(250);
 		// Five digits pass the node's check but not the service's (at least 7): batch 1 is refused whole.

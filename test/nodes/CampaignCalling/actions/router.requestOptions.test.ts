@@ -1,10 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { readRequestOptions } from '../../../../../nodes/CampaignCalling/actions/router';
-import { requestOptionsProperty } from '../../../../../nodes/CampaignCalling/actions/shared/requestOptions';
-import { DEMO, useSimulator } from '../../../../helpers/kit.ts';
-import { executeContextFor, runActionNodeExpectingError } from '../../../../helpers/n8nContext.ts';
-import { describeBadInputs } from '../../../../helpers/badInputs.ts';
+import { readRequestOptions } from '../../../../nodes/CampaignCalling/actions/router';
+import { requestOptionsProperty } from '../../../../nodes/CampaignCalling/actions/shared/requestOptions';
+import { DEMO, useSimulator } from '../../../helpers/kit.ts';
+import { executeContextFor, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
+import { describeBadInputs } from '../../../helpers/badInputs.ts';
 
 function tuningFor(requestOptions?: IDataObject) {
 	const { context } = executeContextFor({
