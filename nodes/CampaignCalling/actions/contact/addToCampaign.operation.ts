@@ -170,8 +170,8 @@ export const addToCampaign: BatchedOperation<CampaignContacts> = {
 			return;
 		}
 		// Per item, one entry per contact: the service's answer and the batch it went in, filled in as the batches come back.
-		const answers = items.map((item) => new Array<unknown>(item?.contacts.length ?? 0));
-		const batchOf = items.map((item) => new Array<number>(item?.contacts.length ?? 0));
+		const answers = items.map((): unknown[] => []);
+		const batchOf = items.map((): number[] => []);
 		await sendInParallel(packBatches(items, batchSize), parallelRequests, async (batch) => {
 			try {
 				const data = await sendBatch.call(this, batch, request);

@@ -82,6 +82,11 @@ describe('router: per-item operations', () => {
 		expect(sim.requests()).toHaveLength(0);
 	});
 
+	it('reads no parameter for no input items: a bad Request Options value fails no empty run', async () => {
+		const output = await runActionNode({ credentials: sim.credentials(), items: [], parameters: { ...getContact, requestOptions: { maxRetries: 11 } } });
+		expect(output).toEqual([]);
+	});
+
 	it('refuses an operation it does not know', async () => {
 		const error = await runActionNodeExpectingError({
 			credentials: sim.credentials(),
