@@ -1,9 +1,10 @@
 /**
  * Where failed items go, per node Settings → On Error, inside real n8n against the simulator: Get Contact
- * with an invalid and a refused ID, an Add Contacts batch the service refuses, and a run over Max
- * Contacts per Run. Under "Continue (using error output)" every failed item goes to n8n's error output,
- * and under either Continue mode a refused run gives one error item per input item. Counts come from
- * n8n's own run data of the node (its outputs) and of the nodes wired after each output.
+ * with an invalid and a refused ID, an Add Contacts batch the service refuses, a run over Max Contacts
+ * per Run, and a Batch Size out of range. Under "Continue (using error output)" every failed item goes
+ * to n8n's error output, and under either Continue mode a refused run gives one error item per input
+ * item. Counts come from n8n's own run data of the node (its outputs) and of the nodes wired after each
+ * output.
  */
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { addMappedLeads, leadFields } from '../helpers/actionParameters.ts';
@@ -159,6 +160,31 @@ describeEachVersion('error items per On Error mode in n8n %s', (version) => {
 		const regular = nodeItems(executions.continueRegularOutput, ACTION)[0];
 		expect(regular.map((item) => item.json.error)).toEqual([reason, reason, reason]);
 		expect(regular[0].json).toEqual(expect.objectContaining({ campaignId: DEMO.campaignId, errorDescription: expect.stringContaining('Raise Options') }));
+		const errors = nodeItems(executions.continueErrorOutput, ACTION)[1];
+		expect(errors.map((item) => [item.pairedItem?.item, item.json.error])).toEqual([
+			[0, reason],
+			[1, reason],
+			[2, reason],
+		]);
+	});
+
+	it('Add Contacts with Batch Size 0 from an expression: the run is refused before any item is read, every lead failing with that reason', async () => {
+		const reason = 'Batch Size must be a whole number from 1 to 1000, got 0 [item 0]';
+		const items = leadFields(3);
+		// Item 0 is invalid on its own too: the run's reason comes first, as for bad Request Options.
+		items[0].phone = 'not a phone';
+		const { outcomes, executions } = await eachMode('Add Contacts, Batch Size 0', addContacts({ batchSize: '={{ 0 }}' }), items);
+		expect(outcomes).toEqual({
+			stopWorkflow: { status: 'error', outputs: [], reached: { Sent: 0, Failed: 0 }, requests: 0, error: reason },
+			continueRegularOutput: { status: 'success', outputs: [3], reached: { Sent: 3, Failed: 0 }, requests: 0 },
+			continueErrorOutput: { status: 'success', outputs: [0, 3], reached: { Sent: 0, Failed: 3 }, requests: 0 },
+		});
+		const regular = nodeItems(executions.continueRegularOutput, ACTION)[0];
+		expect(regular.map((item) => [item.pairedItem?.item, item.json.error])).toEqual([
+			[0, reason],
+			[1, reason],
+			[2, reason],
+		]);
 		const errors = nodeItems(executions.continueErrorOutput, ACTION)[1];
 		expect(errors.map((item) => [item.pairedItem?.item, item.json.error])).toEqual([
 			[0, reason],
