@@ -364,13 +364,14 @@ function sessionHeaders(cookie: string): Record<string, string> {
 	return { 'browser-id': BROWSER_ID, cookie };
 }
 
-async function httpCall<T>(address: string, method: string, headers: Record<string, string>, body?: unknown): Promise<ApiResponse<T>> {
+async function httpCall<T>(address: string, method: string, headers: Record<string, string>, body?: unknown, signal?: AbortSignal): Promise<ApiResponse<T>> {
 	const deadline = Date.now() + DATABASE_NOT_READY_WAIT_MS;
 	for (;;) {
 		const response = await fetch(address, {
 			method,
 			headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
 			body: body === undefined ? undefined : JSON.stringify(body),
+			signal,
 		});
 		const answer = { status: response.status, body: parseBody(await response.text()) as T };
 		if (!isDatabaseNotReady(answer) || Date.now() > deadline) return answer;
@@ -397,6 +398,12 @@ async function getOnOwnConnection<T>(address: string, headers: Record<string, st
 
 /** How long a call waits out n8n's "Database is not ready!" (its database ping timed out: a busy machine). */
 const DATABASE_NOT_READY_WAIT_MS = 60_000;
+
+/**
+ * A webhook call unanswered this long fails with n8n's log tail, well before fetch's own 300 s limit, which
+ * says only "Headers Timeout Error" (a 2.41.1 queue-mode case once waited it out, its logs gone with it).
+ */
+const WEBHOOK_ANSWER_LIMIT_MS = 120_000;
 
 /**
  * n8n answers 503 "Database is not ready!" from a middleware, before any handler runs, while its database
@@ -497,7 +504,12 @@ export function createApi(context: { url: string; webhookUrl: string; cookie: st
 		async callWebhook(path, body, options = {}) {
 			const method = options.method ?? 'POST';
 			const sendsBody = body !== undefined && method !== 'GET';
-			return await httpCall(`${webhookUrl}webhook/${path}`, method, options.headers ?? {}, sendsBody ? body : undefined);
+			try {
+				return await httpCall(`${webhookUrl}webhook/${path}`, method, options.headers ?? {}, sendsBody ? body : undefined, AbortSignal.timeout(WEBHOOK_ANSWER_LIMIT_MS));
+			} catch (error) {
+				if ((error as Error).name !== 'TimeoutError') throw error;
+				throw new Error(`${method} webhook/${path}: no answer within ${WEBHOOK_ANSWER_LIMIT_MS / 1000} s\n${context.logTail()}`);
+			}
 		},
 		async nodeTypes() {
 			return okBody('GET /types/nodes.json', await getOnOwnConnection(`${url}types/nodes.json`, session));
