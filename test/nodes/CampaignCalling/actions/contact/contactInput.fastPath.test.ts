@@ -214,6 +214,19 @@ describe('readItemParameters: several fields of an item in one pass', () => {
 		expect(evaluatedReads(parameterReads)).toEqual([]);
 	});
 
+	it('reads several {{ $json.path }} fields of an item straight from it, with no call into n8n\'s expression engine', () => {
+		const { context } = executeContextFor({
+			credentials,
+			items: [{ json: item }],
+			parameters: { ...parametersWith('={{ $json.text }}'), lastName: '={{ $json.nested.deeper.name }}', phoneNumber: '={{ $json.number }}' },
+		});
+		const evaluations = jest.spyOn(context, 'evaluateExpression');
+		const parameterReads = jest.spyOn(context, 'getNodeParameter');
+		expect(readItemParameters(context, 0, names)).toEqual(['Ada', 'Grace', 42]);
+		expect(evaluations).not.toHaveBeenCalled();
+		expect(evaluatedReads(parameterReads)).toEqual([]);
+	});
+
 	it('takes a parameter without expressions, and an absent one\'s fallback, as n8n returns them, without asking n8n', () => {
 		const { context } = executeContextFor({
 			credentials,
