@@ -56,7 +56,7 @@ const UNREAD = Symbol('unread');
  * `{{ $json.path }}` read directly, other expressions evaluated together; anything else left to n8n (ARCHITECTURE.md).
  */
 export function readItemParameters(context: IExecuteFunctions, itemIndex: number, names: string[], fallbacks: unknown[] = []): unknown[] {
-	const item = context.getInputData()[itemIndex]?.json;
+	const item = context.getInputData()[itemIndex].json;
 	// As written in the node, expressions unevaluated; not getNode(), which copies the whole node.
 	const raws: unknown[] = names.map((name, index) =>
 		context.getNodeParameter(name, itemIndex, fallbacks[index] as NodeParameterValueType, { rawExpressions: true }),
