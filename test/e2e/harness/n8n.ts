@@ -400,8 +400,8 @@ async function getOnOwnConnection<T>(address: string, headers: Record<string, st
 const DATABASE_NOT_READY_WAIT_MS = 60_000;
 
 /**
- * A webhook call unanswered this long fails with n8n's log tail, well before fetch's own 300 s limit, which
- * says only "Headers Timeout Error" (a 2.41.1 queue-mode case once waited it out, its logs gone with it).
+ * A webhook call unanswered this long fails with n8n's log tail, well before fetch's own bare 300 s limit: a
+ * queue-mode webhook process that misses a job's completion event waits forever (n8n-io/n8n issue 30392).
  */
 const WEBHOOK_ANSWER_LIMIT_MS = 120_000;
 
