@@ -91,6 +91,13 @@ describe('the events repeat keys are taken from', () => {
 		}
 	});
 
+	it('keep texts as texts beside a long number: events that differ only in a text stay apart, on this Node and on Node 20', () => {
+		for (const modules of [thisNode, onNode20()]) {
+			expect((sourceOf(modules, big('12345678901234567891')) as { data: { note: unknown } }).data.note).toBe('x');
+			expect(hashOf(modules, '{"id":12345678901234567891,"note":"a"}')).not.toBe(hashOf(modules, '{"id":12345678901234567891,"note":"b"}'));
+		}
+	});
+
 	it('keep numbers a double holds as numbers, and the others as one text per value, on this Node and on Node 20', () => {
 		for (const modules of [thisNode, onNode20()]) {
 			expect(hashOf(modules, '{"n":1e400}')).not.toBe(hashOf(modules, '{"n":null}'));
