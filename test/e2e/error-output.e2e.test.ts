@@ -88,6 +88,9 @@ describeEachVersion('error items per On Error mode in n8n %s', (version) => {
 		return { outcomes, executions };
 	}
 
+	/** Each item's input item and error text, in output order. */
+	const errorsByItem = (items: Item[]) => items.map((item) => [item.pairedItem?.item, item.json.error]);
+
 	const getContact = { resource: 'contact', operation: 'get', contactId: '={{ $json.id }}', simplify: false, requestOptions: { maxRetries: 0 } };
 	const contactIds = [{ id: DEMO.completedContactId }, { id: 'not-a-uuid' }, { id: DEMO.otherContactId }, { id: DEMO.noAnswerContactId }];
 
@@ -160,8 +163,7 @@ describeEachVersion('error items per On Error mode in n8n %s', (version) => {
 		const regular = nodeItems(executions.continueRegularOutput, ACTION)[0];
 		expect(regular.map((item) => item.json.error)).toEqual([reason, reason, reason]);
 		expect(regular[0].json).toEqual(expect.objectContaining({ campaignId: DEMO.campaignId, errorDescription: expect.stringContaining('Raise Options') }));
-		const errors = nodeItems(executions.continueErrorOutput, ACTION)[1];
-		expect(errors.map((item) => [item.pairedItem?.item, item.json.error])).toEqual([
+		expect(errorsByItem(nodeItems(executions.continueErrorOutput, ACTION)[1])).toEqual([
 			[0, reason],
 			[1, reason],
 			[2, reason],
@@ -179,17 +181,8 @@ describeEachVersion('error items per On Error mode in n8n %s', (version) => {
 			continueRegularOutput: { status: 'success', outputs: [3], reached: { Sent: 3, Failed: 0 }, requests: 0 },
 			continueErrorOutput: { status: 'success', outputs: [0, 3], reached: { Sent: 0, Failed: 3 }, requests: 0 },
 		});
-		const regular = nodeItems(executions.continueRegularOutput, ACTION)[0];
-		expect(regular.map((item) => [item.pairedItem?.item, item.json.error])).toEqual([
-			[0, reason],
-			[1, reason],
-			[2, reason],
-		]);
-		const errors = nodeItems(executions.continueErrorOutput, ACTION)[1];
-		expect(errors.map((item) => [item.pairedItem?.item, item.json.error])).toEqual([
-			[0, reason],
-			[1, reason],
-			[2, reason],
-		]);
+		const everyLead = [0, 1, 2].map((item) => [item, reason]);
+		expect(errorsByItem(nodeItems(executions.continueRegularOutput, ACTION)[0])).toEqual(everyLead);
+		expect(errorsByItem(nodeItems(executions.continueErrorOutput, ACTION)[1])).toEqual(everyLead);
 	});
 });
