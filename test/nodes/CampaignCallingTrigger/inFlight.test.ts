@@ -286,14 +286,35 @@ describe('an execution n8n never runs (a queued one the user stopped): how long 
 
 	it('a delivery Retry Limit × Timeout after the first is the last attempt too, though it is only the second seen here', async () => {
 		const { take } = await activeTrigger(WINDOW);
-		await take(ended('c-clock'));
+		// The clock is n8n's from the first delivery on, so the second comes exactly Retry Limit × Timeout later.
 		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+		await take(ended('c-clock'));
 		await jest.advanceTimersByTimeAsync(WINDOW.retryLimit * WINDOW.timeout * 1000);
 		const last = take(ended('c-clock'));
 		await jest.advanceTimersByTimeAsync(HALF_TIMEOUT_MS);
+		expect(await isPending(last)).toBe(false);
 		const taken = await last;
 		expect(taken.executed).toBe(true);
 		await taken.run();
+	});
+
+	it('a last attempt waits at most half its Timeout though another last attempt took the event over meanwhile; the event still runs once', async () => {
+		const { take } = await activeTrigger(WINDOW);
+		jest.useFakeTimers({ doNotFake: ['setImmediate'] });
+		const stopped = await take(ended('c-race'));
+		await retryThatTimesOut(take, ended('c-race'));
+		const earlierLast = take(ended('c-race'));
+		await jest.advanceTimersByTimeAsync(1000);
+		const laterLast = take(ended('c-race'));
+		await jest.advanceTimersByTimeAsync(HALF_TIMEOUT_MS - 1000);
+		const tookOver = await earlierLast;
+		expect(tookOver.executed).toBe(true);
+		await jest.advanceTimersByTimeAsync(1000);
+		expect(await isPending(laterLast)).toBe(false);
+		const alsoRan = await laterLast;
+		jest.useRealTimers();
+		const outputs = await Promise.all([tookOver, alsoRan, stopped].map(async (taken) => (await taken.run()).output ?? []));
+		expect(outputs.flat().map((item) => item.json)).toEqual([ended('c-race')]);
 	});
 
 	it('a copy after the hand-over waits for the new execution, and for at most half its Timeout too', async () => {
