@@ -360,6 +360,28 @@ describe('what the user changes after the first activation', () => {
 			]);
 		});
 
+		it('one process serving two workflows whose modules are for the earlier URL says it once for each workflow', async () => {
+			const [first, second] = [new TriggerHarness({ events: ['call.ended'], options: {} }, credentials()), new TriggerHarness({ events: ['call.ended'], options: {} }, credentials())];
+			await first.activate();
+			const firstModule = modulesFor(simulator, first.webhookUrl).at(-1)!;
+			await second.activate();
+			const secondModule = modulesFor(simulator, second.webhookUrl).at(-1)!;
+			const restarted = restartedTrigger(first, { webhookBaseUrl: NEW_BASE_URL });
+			// The second workflow in the same restarted process: the node type's modules are shared.
+			const secondRestarted = new TriggerHarness(second.node.parameters, second.credentialData, NEW_BASE_URL, {
+				workflowId: second.workflow.id as string,
+				staticData: second.savedStaticData(),
+				nodeType: restarted.nodeType,
+				nodeName: second.node.name,
+			});
+			await deliver(restarted, firstModule.secret, 'c-1');
+			await deliver(secondRestarted, secondModule.secret, 'c-1');
+			expect(warnings()).toEqual([
+				expect.stringContaining(`accepted a delivery through webhook module ${firstModule.id} (call.ended), registered for the earlier webhook URL`),
+				expect.stringContaining(`accepted a delivery through webhook module ${secondModule.id} (call.ended), registered for the earlier webhook URL`),
+			]);
+		});
+
 		it('once a module exists for the new URL, the old URL\'s module is refused and logged once, so an event sent through both runs once', async () => {
 			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
 			await trigger.activate();
