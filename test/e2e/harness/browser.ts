@@ -137,6 +137,15 @@ export async function shoot(page: Page, dir: string, file: string): Promise<stri
 	return path;
 }
 
+/** What the page shows, for a failure's log: its address and the start of its visible text. */
+export async function describePage(page: Page, characters = 1_500): Promise<string> {
+	const text = await page
+		.locator('body')
+		.innerText({ timeout: 5_000 })
+		.catch((error: Error) => `(no text: ${error.message.split('\n')[0]})`);
+	return `${page.url()}: ${JSON.stringify(text.replace(/\s+/g, ' ').slice(0, characters))}`;
+}
+
 /** A new workflow in the editor whose first node is a Manual Trigger, added as a user adds it. */
 export async function newWorkflowWithManualTrigger(page: Page, url: string): Promise<void> {
 	await page.goto(`${url}workflow/new`);
