@@ -59,12 +59,14 @@ export interface RestartChanges {
 	credentials?: CredentialData;
 	webhookBaseUrl?: string;
 	parameters?: IDataObject;
+	/** The node type of another workflow in the same restarted process, which shares its memory. */
+	nodeType?: CampaignCallingTrigger;
 }
 
 /** The trigger in a restarted n8n: the node's code loaded afresh (nothing in memory), static data as saved. */
 export function restartedTrigger(trigger: TriggerHarness, changes: RestartChanges = {}): TriggerHarness {
-	let nodeType: CampaignCallingTrigger | undefined;
-	jest.isolateModules(() => {
+	let nodeType = changes.nodeType;
+	if (!nodeType) jest.isolateModules(() => {
 		const loaded = require('../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node') as { CampaignCallingTrigger: typeof CampaignCallingTrigger };
 		nodeType = new loaded.CampaignCallingTrigger();
 	});

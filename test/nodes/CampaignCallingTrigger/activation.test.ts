@@ -367,13 +367,7 @@ describe('what the user changes after the first activation', () => {
 			await second.activate();
 			const secondModule = modulesFor(simulator, second.webhookUrl).at(-1)!;
 			const restarted = restartedTrigger(first, { webhookBaseUrl: NEW_BASE_URL });
-			// The second workflow in the same restarted process: the node type's modules are shared.
-			const secondRestarted = new TriggerHarness(second.node.parameters, second.credentialData, NEW_BASE_URL, {
-				workflowId: second.workflow.id as string,
-				staticData: second.savedStaticData(),
-				nodeType: restarted.nodeType,
-				nodeName: second.node.name,
-			});
+			const secondRestarted = restartedTrigger(second, { webhookBaseUrl: NEW_BASE_URL, nodeType: restarted.nodeType });
 			await deliver(restarted, firstModule.secret, 'c-1');
 			await deliver(secondRestarted, secondModule.secret, 'c-1');
 			expect(warnings()).toEqual([
