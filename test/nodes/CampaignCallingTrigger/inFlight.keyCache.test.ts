@@ -1,7 +1,22 @@
 /** Ignore Repeats' key cache (inFlight.ts): its bounds, its order and its lifetime. */
-import { ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/inFlight';
+type InFlight = typeof import('../../../nodes/CampaignCallingTrigger/inFlight');
 
+let ageCachedKeys: InFlight['ageCachedKeys'];
+let cacheRecordedKeys: InFlight['cacheRecordedKeys'];
+let isRecordedRepeat: InFlight['isRecordedRepeat'];
+
+// Each test starts from an empty cache, as a process does: one test's keys must not decide another's evictions.
+beforeEach(() => {
+	jest.isolateModules(() => {
+		({ ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } = require('../../../nodes/CampaignCallingTrigger/inFlight') as InFlight);
+	});
+});
 afterEach(() => jest.useRealTimers());
+
+/** One key each for `count` triggers that cache after the ones a test set up. */
+function fillWithOneKeyTriggers(count: number, name = 'one-key'): void {
+	for (let trigger = 0; trigger < count; trigger++) cacheRecordedKeys(`${name}-workflow-${trigger}:node`, ['k']);
+}
 
 /** The cache's bounds, as docs/trigger.md states them ("What a repeat costs"). */
 const CACHED_KEYS_PER_TRIGGER = 5_000;
@@ -31,13 +46,22 @@ describe('the keys a process caches', () => {
 		expect(isRecordedRepeat('quiet-workflow:node', 'kept')).toBe(true);
 	});
 
-	it('leave the triggers bound with a trigger whose last key went, so it takes no other trigger\'s place', () => {
-		cacheRecordedKeys('first-workflow:node', ['kept']);
+	it('leave the bound over all triggers as a trigger\'s last key goes, and its place to no one: past the bound, the trigger that cached longest ago loses its oldest key', () => {
 		cacheRecordedKeys('emptied-workflow:node', ['aged']);
+		cacheRecordedKeys('first-workflow:node', ['kept']);
 		ageCachedKeys('emptied-workflow:node', 1);
-		// One key each for as many other triggers as the cache holds keys, but for the first trigger's.
-		for (let trigger = 0; trigger < MAX_CACHED_KEYS - 1; trigger++) cacheRecordedKeys(`one-key-workflow-${trigger}:node`, ['k']);
+		fillWithOneKeyTriggers(MAX_CACHED_KEYS - 1);
 		expect(isRecordedRepeat('first-workflow:node', 'kept')).toBe(true);
+		fillWithOneKeyTriggers(1, 'past-the-bound');
+		expect(isRecordedRepeat('first-workflow:node', 'kept')).toBe(false);
+	});
+
+	it('put the trigger that cached last at the end: past the bound, a trigger that cached again keeps its keys and one that did not loses one', () => {
+		cacheRecordedKeys('again-workflow:node', ['a-1']);
+		cacheRecordedKeys('once-workflow:node', ['b-1']);
+		cacheRecordedKeys('again-workflow:node', ['a-2']);
+		fillWithOneKeyTriggers(MAX_CACHED_KEYS - 3 + 1);
+		expect([isRecordedRepeat('again-workflow:node', 'a-1'), isRecordedRepeat('once-workflow:node', 'b-1')]).toEqual([true, false]);
 	});
 
 	it('lose the first recorded first, as n8n\'s store does: a key cached again keeps its place', () => {
@@ -71,6 +95,25 @@ describe('the keys a process caches', () => {
 });
 
 describe('the keys a process caches, in time', () => {
+	it('count a key cached again from its first caching, as n8n\'s store keeps its first record', () => {
+		jest.useFakeTimers({ now: 5_000_000 });
+		cacheRecordedKeys('recached:node', ['k']);
+		jest.advanceTimersByTime(CACHED_KEY_LIFETIME_MS - 1);
+		cacheRecordedKeys('recached:node', ['k']);
+		jest.advanceTimersByTime(1);
+		expect(isRecordedRepeat('recached:node', 'k')).toBe(false);
+	});
+
+	it('forget a key past its lifetime when it is read, so caching it again puts it last among its trigger\'s keys', () => {
+		jest.useFakeTimers({ now: 5_000_000 });
+		cacheRecordedKeys('expired:node', ['old']);
+		jest.advanceTimersByTime(CACHED_KEY_LIFETIME_MS);
+		cacheRecordedKeys('expired:node', Array.from({ length: CACHED_KEYS_PER_TRIGGER - 1 }, (_, index) => `k-${index + 1}`));
+		cacheRecordedKeys('expired:node', ['old']);
+		cacheRecordedKeys('expired:node', ['one-more']);
+		expect([isRecordedRepeat('expired:node', 'old'), isRecordedRepeat('expired:node', 'k-1')]).toEqual([true, false]);
+	});
+
 	it(`keep a key ${CACHED_KEY_LIFETIME_MS / 60_000} minutes`, () => {
 		jest.useFakeTimers({ now: 5_000_000 });
 		cacheRecordedKeys('aged:node', ['k']);
