@@ -127,10 +127,15 @@ describe('activation lifecycle', () => {
 		expect(modules.map((module) => module.event_type).sort()).toEqual(['call.ended', 'call.started']);
 	});
 
-	it('a failed registration fails activation with the service\'s reason', async () => {
+	it('a failed registration fails activation with the service\'s reason, and says what a module the service created all the same means', async () => {
 		simulator.injectFault({ kind: 'http-500', path: '/v1/modules/webhook' });
 		const trigger = harness(['call.ended']);
-		await expect(trigger.activate()).rejects.toThrow(/Registering the webhook module for call.ended failed: the service answered HTTP 500/);
+		await expect(trigger.activate()).rejects.toMatchObject({
+			message: expect.stringMatching(/Registering the webhook module for call.ended failed: the service answered HTTP 500/),
+			description: expect.stringContaining(
+				'may have carried out this request before it failed. If the service created the module all the same, its deliveries are refused, since this trigger never learnt its secret; activating again registers a new one.',
+			),
+		});
 	});
 });
 
