@@ -181,6 +181,11 @@ describe('a delivery through a module, judged by what is true now', () => {
 		expect(judgeDelivery(records, later, accountA, URL, windowEnd)).toEqual({ accepted: true });
 	});
 
+	it('through a module with a later module for another event at the same URL is not replaced by it', () => {
+		const otherEvent = record('other event', { event: 'call.started', registeredAt: 10_000 });
+		expect(judgeDelivery(recordsOf(sender, otherEvent), sender, accountA, URL, 10_000_000)).toEqual({ accepted: true });
+	});
+
 	it('names a module whose id the service did not return as such', () => {
 		const withoutId = { ...sender };
 		delete withoutId.moduleId;
@@ -224,6 +229,32 @@ describe('static data', () => {
 		rememberRegistration(trigger, registered);
 		expect(syncModuleRecords.call(contextOf({}), trigger)).toEqual(recordsOf(production, test, registered));
 		expect(syncModuleRecords.call(contextOf({}), 'another-workflow:node-1')).toEqual({});
+	});
+
+	it('at 100 records, takes a module this process registers in, the oldest out', () => {
+		const trigger = 'workflow-full:node-1';
+		const records = Array.from({ length: 100 }, (_, index) => record(`full-${index}`, { registeredAt: 1_000 + index }));
+		const global: IDataObject = { 'campaignCallingTrigger:node-1': { modules: recordsOf(...records) } as unknown as IDataObject };
+		const newest = record('newest', { registeredAt: 5_000 });
+		rememberRegistration(trigger, newest);
+		syncModuleRecords.call(contextOf(global), trigger);
+		expect(Object.keys(stored(global) as IDataObject)).toEqual([...records.slice(1), newest].map((one) => one.verifier));
+	});
+
+	it('holding more than 100 records (an edited or imported workflow) keeps the newest 100 at the next activation', () => {
+		const records = Array.from({ length: 103 }, (_, index) => record(`imported-${index}`, { registeredAt: 1_000 + index }));
+		const global: IDataObject = { 'campaignCallingTrigger:node-1': { modules: recordsOf(...records) } as unknown as IDataObject };
+		syncModuleRecords.call(contextOf(global), 'workflow-imported:node-1');
+		expect(Object.keys(stored(global) as IDataObject)).toEqual(records.slice(3).map((one) => one.verifier));
+	});
+
+	it('registered by another process later than this process\'s own registration gives the current module, whichever was read last', () => {
+		const trigger = 'workflow-two-processes:node-1';
+		const ownEarlier = record('registered here', { registeredAt: 1_000 });
+		const otherLater = record('registered by another process', { registeredAt: 2_000 });
+		rememberRegistration(trigger, ownEarlier);
+		const records = currentModuleRecords.call(contextOf({ 'campaignCallingTrigger:node-1': { modules: recordsOf(otherLater) } as unknown as IDataObject }), trigger);
+		expect(currentModule(records, URL, 'call.ended')?.verifier).toBe(otherLater.verifier);
 	});
 
 	it('keeps the newest 100 records of a trigger, oldest gone first', () => {
