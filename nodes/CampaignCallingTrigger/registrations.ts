@@ -175,8 +175,8 @@ export function syncModuleRecords(this: IHookFunctions, trigger: string): Module
 function recallRegistrations(trigger: string, stored: ModuleRecords): ModuleRecords {
 	// A module is never removed at the service, so every record once read or registered still holds.
 	const read = storedModulesSeen.get(trigger) ?? {};
-	// Added to in place: a trigger takes its place in the bound at its first read, and a delivery adds no map work.
-	if (!storedModulesSeen.has(trigger)) storedModulesSeen.set(trigger, read);
+	// Set again at every read: a trigger in use stays in the bound, and a deleted workflow's records go first.
+	storedModulesSeen.set(trigger, read);
 	Object.assign(read, stored);
 	const all = Object.values({ ...read, ...registeredModules.get(trigger) }).sort((a, b) => a.registeredAt - b.registeredAt);
 	const records: ModuleRecords = {};

@@ -257,6 +257,18 @@ describe('static data', () => {
 		expect(currentModule(records, URL, 'call.ended')?.verifier).toBe(otherLater.verifier);
 	});
 
+	it("that a trigger in use read stays known to it after 10,000 other triggers read theirs: the bound drops the trigger read longest ago", () => {
+		const trigger = 'workflow-in-use:node-1';
+		const inUse = record('in use');
+		const readStored = (name: string) => currentModuleRecords.call(contextOf({ 'campaignCallingTrigger:node-1': { modules: recordsOf(inUse) } as unknown as IDataObject }), name);
+		readStored(trigger);
+		for (let other = 0; other < 9_999; other++) readStored(`workflow-deleted-${other}:node-1`);
+		readStored(trigger);
+		readStored('workflow-deleted-last:node-1');
+		expect(currentModuleRecords.call(contextOf({}), trigger)).toEqual(recordsOf(inUse));
+		expect(currentModuleRecords.call(contextOf({}), 'workflow-deleted-0:node-1')).toEqual({});
+	});
+
 	it('keeps the newest 100 records of a trigger, oldest gone first', () => {
 		const trigger = 'workflow-bounded:node-1';
 		const records = Array.from({ length: 103 }, (_, index) => record(`s-${index}`, { registeredAt: 1_000 + index }));
