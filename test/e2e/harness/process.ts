@@ -57,8 +57,23 @@ export async function runCommand(command: string, args: string[], options: Comma
 	log(`${options.label}: done in ${Math.round((Date.now() - startedAt) / 1000)} s`);
 }
 
-/** A loopback port that is free right now (the OS picks it; the server is closed before returning). */
+/**
+ * Ports handed out in this test file. A port stays free until its process binds it, so the OS may pick it again
+ * meanwhile: a queue-mode worker's task broker once took the health-check port picked for it a moment before.
+ */
+const portsHandedOut = new Set<number>();
+
+/** A loopback port that is free right now and not handed out before in this file (the OS picks it). */
 export async function freePort(): Promise<number> {
+	for (;;) {
+		const port = await portTheOsPicks();
+		if (portsHandedOut.has(port)) continue;
+		portsHandedOut.add(port);
+		return port;
+	}
+}
+
+async function portTheOsPicks(): Promise<number> {
 	return await new Promise((resolve, reject) => {
 		const server = createServer();
 		server.on('error', reject);
