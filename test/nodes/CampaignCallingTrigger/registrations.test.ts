@@ -55,6 +55,8 @@ const record = (secret: string, changes: Partial<ModuleRecord> = {}): ModuleReco
 	...changes,
 });
 const recordsOf = (...records: ModuleRecord[]): ModuleRecords => Object.fromEntries(records.map((one) => [one.verifier, one]));
+/** Global static data holding these records for the node 'node-1', as the trigger stores them. */
+const staticDataHolding = (...records: ModuleRecord[]): IDataObject => ({ 'campaignCallingTrigger:node-1': { modules: recordsOf(...records) } as unknown as IDataObject });
 
 describe('the account a credential reaches', () => {
 	it('is stored as a salt and a keyed fingerprint: never the key, different each time, owned only by the same Base URL and key', async () => {
@@ -199,7 +201,7 @@ describe('static data', () => {
 
 	it('is written, under the node\'s id in global static data, only when this process registered a module that static data lacks', () => {
 		const trigger = 'workflow-static:node-1';
-		const global: IDataObject = { 'campaignCallingTrigger:node-1': { modules: recordsOf(record('stored')) } as unknown as IDataObject };
+		const global = staticDataHolding(record('stored'));
 		const context = contextOf(global);
 		const before = global['campaignCallingTrigger:node-1'];
 
@@ -221,7 +223,7 @@ describe('static data', () => {
 		const TEST_URL = URL.replace('/webhook/', '/webhook-test/');
 		const production = record('production');
 		const test = record('test, stored', { url: TEST_URL });
-		syncModuleRecords.call(contextOf({ 'campaignCallingTrigger:node-1': { modules: recordsOf(production, test) } as unknown as IDataObject }), trigger);
+		syncModuleRecords.call(contextOf(staticDataHolding(production, test)), trigger);
 
 		const listening: IDataObject = {};
 		expect(syncModuleRecords.call(contextOf(listening), trigger)).toEqual(recordsOf(production, test));
@@ -234,7 +236,7 @@ describe('static data', () => {
 	it('at 100 records, takes a module this process registers in, the oldest out', () => {
 		const trigger = 'workflow-full:node-1';
 		const records = Array.from({ length: 100 }, (_, index) => record(`full-${index}`, { registeredAt: 1_000 + index }));
-		const global: IDataObject = { 'campaignCallingTrigger:node-1': { modules: recordsOf(...records) } as unknown as IDataObject };
+		const global = staticDataHolding(...records);
 		const newest = record('newest', { registeredAt: 5_000 });
 		rememberRegistration(trigger, newest);
 		syncModuleRecords.call(contextOf(global), trigger);
@@ -243,7 +245,7 @@ describe('static data', () => {
 
 	it('holding more than 100 records (an edited or imported workflow) keeps the newest 100 at the next activation', () => {
 		const records = Array.from({ length: 103 }, (_, index) => record(`imported-${index}`, { registeredAt: 1_000 + index }));
-		const global: IDataObject = { 'campaignCallingTrigger:node-1': { modules: recordsOf(...records) } as unknown as IDataObject };
+		const global = staticDataHolding(...records);
 		syncModuleRecords.call(contextOf(global), 'workflow-imported:node-1');
 		expect(Object.keys(stored(global) as IDataObject)).toEqual(records.slice(3).map((one) => one.verifier));
 	});
@@ -253,14 +255,14 @@ describe('static data', () => {
 		const ownEarlier = record('registered here', { registeredAt: 1_000 });
 		const otherLater = record('registered by another process', { registeredAt: 2_000 });
 		rememberRegistration(trigger, ownEarlier);
-		const records = currentModuleRecords.call(contextOf({ 'campaignCallingTrigger:node-1': { modules: recordsOf(otherLater) } as unknown as IDataObject }), trigger);
+		const records = currentModuleRecords.call(contextOf(staticDataHolding(otherLater)), trigger);
 		expect(currentModule(records, URL, 'call.ended')?.verifier).toBe(otherLater.verifier);
 	});
 
 	it("that a trigger in use read stays known to it after 10,000 other triggers read theirs: the bound drops the trigger read longest ago", () => {
 		const trigger = 'workflow-in-use:node-1';
 		const inUse = record('in use');
-		const readStored = (name: string) => currentModuleRecords.call(contextOf({ 'campaignCallingTrigger:node-1': { modules: recordsOf(inUse) } as unknown as IDataObject }), name);
+		const readStored = (name: string) => currentModuleRecords.call(contextOf(staticDataHolding(inUse)), name);
 		readStored(trigger);
 		for (let other = 0; other < 9_999; other++) readStored(`workflow-deleted-${other}:node-1`);
 		readStored(trigger);
