@@ -79,7 +79,7 @@ export class CampaignCallingApi implements ICredentialType {
 			default: '',
 			placeholder: 'e.g. https://api.example.com',
 			description:
-				'The address of the Campaign Calling API, as given by your provider, starting with https://. A trailing slash is fine.',
+				'The address of the Campaign Calling API as your provider gives it. https:// is recommended; http:// is accepted. A trailing slash is fine.',
 			hint: 'Without /v1 at the end, for example https://api.example.com',
 		},
 		{
@@ -90,7 +90,7 @@ export class CampaignCallingApi implements ICredentialType {
 			required: true,
 			default: '',
 			description:
-				'A user API key of your company. It is sent as a Bearer token on every request. Adding contacts needs a user API key; the service\'s interface shows a JWT accepted by Get Contact only.',
+				'A user API key of your company, sent as a Bearer token on every request. Add to Campaign accepts only a user API key. The Test reads the webhook-flow listing, which other bearer tokens (a JWT, for one) pass too, so a passing Test does not prove that the key can add contacts.',
 		},
 	];
 

@@ -90,7 +90,7 @@ export class CampaignCallingTrigger implements INodeType {
 		properties: [
 			{
 				// The service cannot remove modules; across n8n's restarts a listen keeps only what an activation stored.
-				displayName: 'Activating this workflow, and "Listen for test event", register one webhook module per selected event at the service, which keeps them after deactivation; listening again reuses them while n8n runs (after a restart, see the docs). To see an item without registering anything, pin the sample event from the docs with "set mock data" in the output panel.',
+				displayName: 'Publishing this workflow (n8n 1.x: activating it) and "Listen for test event" register one webhook module per selected event at the service, which keeps it after you unpublish; only your provider can remove it. To see an item without registering anything, pin <a href="https://github.com/n8n-nodes-campaign-calling/n8n-nodes-campaign-calling/blob/main/docs/trigger.md#seeing-an-item-without-registering-anything" target="_blank">the sample event</a> with "set mock data" in the output panel.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -137,11 +137,11 @@ export class CampaignCallingTrigger implements INodeType {
 						type: 'string',
 						default: '',
 						placeholder: 'e.g. data.call_id',
-						description: 'Used with \'Ignore Repeats\': the dot path of the field that identifies an event, such as data.call_id or event_id. Empty compares whole events. An event without this field is never treated as a repeat.',
+						description: 'Used with \'Ignore Repeats\': the dot path of the field that identifies an event, such as data.call_id or event_id. Empty compares whole events; set it before you publish a change, so that an event the service sends through an old and a new module runs once. An event without this field is never treated as a repeat.',
 					},
 					...deliveryLimitProperties.map((property) => ({
 						...property,
-						description: `${property.description?.replace(/\.$/, '')}. A change applies on the next activation, which registers new modules; the service keeps the earlier ones, whose deliveries this trigger accepts while their retries last, then refuses.`,
+						description: `${property.description?.replace(/\.$/, '')}. A change applies when you publish again (n8n 1.x: activate), which registers new modules; the earlier ones stay at the service, and their deliveries run for their retry window, then are refused.`,
 					})),
 				],
 			},

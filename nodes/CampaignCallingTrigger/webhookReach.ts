@@ -7,8 +7,10 @@ import { triggerLogPrefix } from './parameters';
 const WEBHOOK_URL_DOCS = 'https://docs.n8n.io/hosting/configuration/configuration-examples/webhook-url/';
 /** docs/installation.md, "Behind a reverse proxy": the variable per n8n version, the proxy's headers and paths, Docker. */
 const CHECKLIST = 'https://github.com/n8n-nodes-campaign-calling/n8n-nodes-campaign-calling/blob/main/docs/installation.md#behind-a-reverse-proxy';
-/** n8n reads N8N_WEBHOOK_URL from 2.35 on (WEBHOOK_URL still, with a deprecation warning); before, WEBHOOK_URL only. */
-const VARIABLE = 'N8N_WEBHOOK_URL (n8n 2.35 and later) or WEBHOOK_URL (n8n 1.x and 2.0 to 2.34)';
+/** n8n reads N8N_WEBHOOK_URL from 2.30.0 on (WEBHOOK_URL still, with a deprecation warning); before, WEBHOOK_URL only. The same address in both is right on every line. */
+const VARIABLE = 'both N8N_WEBHOOK_URL (read by n8n 2.30 and later) and WEBHOOK_URL (read by n8n 1.x and 2.0 to 2.28)';
+/** A changed environment reaches n8n only in a new process, and n8n 2.x registers a published trigger anew only when it is published again. */
+const APPLY = 're-create n8n\'s container (docker restart keeps the old environment) or restart the n8n process with the new environment, and publish the workflow again (n8n 2.x: unpublish, then publish; 1.x: deactivate, then activate)';
 const NOTHING_REGISTERED = 'Nothing was registered at the service.';
 /** n8n's listen port unless N8N_PORT says otherwise; n8n writes it into the URLs it builds from N8N_HOST. */
 const N8N_DEFAULT_PORT = '5678';
@@ -18,7 +20,7 @@ const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-local
 /** Names that resolve only inside a local network. */
 const LOCAL_SUFFIXES = ['.local', '.internal', '.lan', '.home.arpa'];
 
-/** How far a literal host is seen from, as the WHATWG URL parser writes it (docs/trigger.md, "The service must reach n8n"). */
+/** How far a literal host is seen from, as the WHATWG URL parser writes it (docs/trigger-reference.md, "The webhook URL check"). */
 function reachOf(hostname: string): 'loopback' | 'private' | 'public' {
 	const host = hostname.toLowerCase().replace(/\.$/, '');
 	if (LOOPBACK_NAMES.has(host) || host.endsWith('.localhost') || host === '[::1]' || host === '[::]') return 'loopback';
@@ -54,7 +56,7 @@ export async function checkWebhookReach(this: IHookFunctions): Promise<string | 
 	if (webhook === undefined) {
 		throw new NodeOperationError(
 			this.getNode(),
-			`The service cannot reach n8n's webhook URL ${webhookUrl}: it is not an http:// or https:// address, so no delivery could ever arrive (n8n's webhook URL setting lacks its scheme). Set ${VARIABLE} to the full address at which the service reaches n8n, for example https://n8n.example.com/, and restart n8n: ${CHECKLIST} . ${NOTHING_REGISTERED}`,
+			`The service cannot reach n8n's webhook URL ${webhookUrl}: it is not an http:// or https:// address, so no delivery could ever arrive (n8n's webhook URL setting lacks its scheme). Set ${VARIABLE} to the full address at which the service reaches n8n, for example https://n8n.example.com/, then ${APPLY}: ${CHECKLIST} . ${NOTHING_REGISTERED}`,
 			{ description: `n8n puts the webhook URL setting, as it is, before /webhook/ in every webhook URL. See ${WEBHOOK_URL_DOCS}` },
 		);
 	}
@@ -64,8 +66,8 @@ export async function checkWebhookReach(this: IHookFunctions): Promise<string | 
 	if (webhookReach === 'loopback' && serviceReach !== 'loopback') {
 		throw new NodeOperationError(
 			this.getNode(),
-			`The service cannot reach n8n's webhook URL ${webhookUrl}: ${webhook.hostname} is a loopback address, and the service (${service.host}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set ${VARIABLE} to the address at which the service reaches n8n, and restart n8n: ${CHECKLIST} . ${NOTHING_REGISTERED}`,
-			{ description: `n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ (WEBHOOK_URL before n8n 2.35) behind a reverse proxy. See ${WEBHOOK_URL_DOCS}` },
+			`The service cannot reach n8n's webhook URL ${webhookUrl}: ${webhook.hostname} is a loopback address, and the service (${service.host}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set ${VARIABLE} to the address at which the service reaches n8n, then ${APPLY}: ${CHECKLIST} . ${NOTHING_REGISTERED}`,
+			{ description: `n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ and WEBHOOK_URL=https://n8n.example.com/ (n8n before 2.30 reads only WEBHOOK_URL) behind a reverse proxy. See ${WEBHOOK_URL_DOCS}` },
 		);
 	}
 	const findings: string[] = [];
@@ -81,5 +83,5 @@ export async function checkWebhookReach(this: IHookFunctions): Promise<string | 
 		findings.push(`is on a local network (${webhook.hostname}) while the service (${service.host}) is not: the service reaches it only if it shares that network`);
 	}
 	if (findings.length === 0) return undefined;
-	return `${triggerLogPrefix.call(this)} n8n's webhook URL ${webhookUrl} ${findings.join('; it ')}. If that is not the https address at which the service reaches n8n, set ${VARIABLE} to it, restart n8n and activate again: ${CHECKLIST} . Modules registered with this URL stay at the service.`;
+	return `${triggerLogPrefix.call(this)} n8n's webhook URL ${webhookUrl} ${findings.join('; it ')}. If that is not the https address at which the service reaches n8n, set ${VARIABLE} to it, then ${APPLY}: ${CHECKLIST} . Modules registered with this URL stay at the service.`;
 }

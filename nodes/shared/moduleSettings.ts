@@ -24,7 +24,7 @@ const TIMEOUT_FIELD: DeliveryLimitField = {
 	min: 1,
 	max: 3600,
 	default: 30,
-	description: 'How long the service waits for an answer to a delivery. The service does not document the unit; seconds are assumed.',
+	description: 'How many seconds the service waits for an answer to a delivery',
 };
 
 /** Timeout and Retry Limit of a module's deliveries; the trigger offers them for its own modules. */

@@ -138,7 +138,7 @@ describeEachVersion('the service at a non-loopback address of a test host, n8n %
 		const expectRefusal = (message: string, trigger: WorkflowNode, base: 'webhook' | 'webhook-test') => {
 			const url = triggerUrl(n8n, trigger).replace('/webhook/', `/${base}/`);
 			expect(message).toContain(
-				`The service cannot reach n8n's webhook URL ${url}: 127.0.0.1 is a loopback address, and the service (${SERVICE_ADDRESS}:${SERVICE_PORT}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set N8N_WEBHOOK_URL (n8n 2.35 and later) or WEBHOOK_URL (n8n 1.x and 2.0 to 2.34) to the address at which the service reaches n8n, and restart n8n: ${CHECKLIST} . Nothing was registered at the service.`,
+				`The service cannot reach n8n's webhook URL ${url}: 127.0.0.1 is a loopback address, and the service (${SERVICE_ADDRESS}:${SERVICE_PORT}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set both N8N_WEBHOOK_URL (read by n8n 2.30 and later) and WEBHOOK_URL (read by n8n 1.x and 2.0 to 2.28) to the address at which the service reaches n8n, then re-create n8n's container (docker restart keeps the old environment) or restart the n8n process with the new environment, and publish the workflow again (n8n 2.x: unpublish, then publish; 1.x: deactivate, then activate): ${CHECKLIST} . Nothing was registered at the service.`,
 			);
 		};
 

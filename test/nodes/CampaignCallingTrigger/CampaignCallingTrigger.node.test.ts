@@ -1,6 +1,8 @@
-import { createHash } from 'node:crypto';
+import { createHash, scryptSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { IDataObject, IHookFunctions, INode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
@@ -8,6 +10,7 @@ import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { IGNORE_REPEATS_DEFAULT } from '../../../nodes/CampaignCallingTrigger/parameters';
 import { rememberRegistration, secretVerifier } from '../../../nodes/CampaignCallingTrigger/registrations';
+import { FINGERPRINT_SCRYPT } from '../../../nodes/shared/transport/request';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { TriggerHarness, moduleSecret, modulesFor, restartedTrigger } from '../../helpers/triggerContext.ts';
 
@@ -59,6 +62,8 @@ describe('activation lifecycle', () => {
 		await trigger.activate();
 		const modules = modulesFor(simulator, trigger.webhookUrl);
 		const verifierOf = (secret: string) => createHash('sha256').update(secret).digest('base64url');
+		// scrypt of the Base URL and key under one salt per trigger node: records of one account compare equal.
+		const fingerprint = scryptSync(`${simulator.url}\n${DEMO.apiKey}`, `campaignCallingTrigger:${trigger.node.id}`, 32, FINGERPRINT_SCRYPT).toString('base64url');
 		expect(trigger.staticData).toEqual({
 			modules: Object.fromEntries(
 				modules.map(({ event, id, secret }) => [
@@ -69,7 +74,7 @@ describe('activation lifecycle', () => {
 						verifier: verifierOf(secret),
 						timeout: 45,
 						retryLimit: 3,
-						account: expect.stringMatching(/^[A-Za-z0-9]{16}\.[\w-]{43}$/),
+						account: fingerprint,
 						registeredAt: expect.any(Number),
 						moduleId: id,
 					},
@@ -361,12 +366,21 @@ describe('the trigger in the editor', () => {
 		expect({ version, defaultVersion }).toEqual({ version: 2, defaultVersion: undefined });
 	});
 
-	it('warns, in two sentences, that activation and "Listen for test event" leave modules at the service, and shows the way that registers nothing', () => {
+	it('warns, in two sentences and in n8n\'s words, that publishing and "Listen for test event" leave modules at the service, and links the way that registers nothing', () => {
 		const notice = new CampaignCallingTrigger().description.properties.find((property) => property.type === 'notice');
-		expect(notice?.displayName).toMatch(/^Activating this workflow, and "Listen for test event", register one webhook module per selected event/);
-		expect(notice?.displayName).toMatch(/keeps them after deactivation; listening again reuses them while n8n runs \(after a restart, see the docs\)\./);
-		expect(notice?.displayName).toMatch(/To see an item without registering anything, pin the sample event from the docs with "set mock data" in the output panel\.$/);
+		expect(notice?.displayName).toMatch(/^Publishing this workflow \(n8n 1\.x: activating it\) and "Listen for test event" register one webhook module per selected event/);
+		expect(notice?.displayName).toMatch(/which keeps it after you unpublish; only your provider can remove it\./);
+		expect(notice?.displayName).toMatch(/To see an item without registering anything, pin <a href="[^"]+" target="_blank">the sample event<\/a> with "set mock data" in the output panel\.$/);
 		expect(notice?.displayName.split(/\.\s/)).toHaveLength(2);
+		expect(notice?.displayName).not.toMatch(/see the docs|restart/);
+	});
+
+	it('links the notice to the guide\'s section with the sample event, in the repository package.json names', () => {
+		const notice = new CampaignCallingTrigger().description.properties.find((property) => property.type === 'notice');
+		const link = /href="([^"]+)"/.exec(notice?.displayName ?? '')?.[1];
+		const { repository } = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { repository: { url: string } };
+		expect(link).toBe(`${repository.url.replace(/^git\+/, '').replace(/\.git$/, '')}/blob/main/docs/trigger.md#seeing-an-item-without-registering-anything`);
+		expect(readFileSync(join(__dirname, '../../../docs/trigger.md'), 'utf8')).toMatch(/^## Seeing an item without registering anything$/m);
 	});
 
 	describe('"Listen for test event" (n8n starts each listen from empty static data and saves none of it)', () => {

@@ -17,7 +17,9 @@ import { TriggerHarness, WEBHOOK_ID, modulesFor } from '../../helpers/triggerCon
 
 const DOCS = 'https://docs.n8n.io/hosting/configuration/configuration-examples/webhook-url/';
 const CHECKLIST = 'https://github.com/n8n-nodes-campaign-calling/n8n-nodes-campaign-calling/blob/main/docs/installation.md#behind-a-reverse-proxy';
-const VARIABLE = 'N8N_WEBHOOK_URL (n8n 2.35 and later) or WEBHOOK_URL (n8n 1.x and 2.0 to 2.34)';
+const VARIABLE = 'both N8N_WEBHOOK_URL (read by n8n 2.30 and later) and WEBHOOK_URL (read by n8n 1.x and 2.0 to 2.28)';
+/** What a refusal or a warning says to do once the variables are set: a new process, and on 2.x a new publish. */
+const APPLY = 're-create n8n\'s container (docker restart keeps the old environment) or restart the n8n process with the new environment, and publish the workflow again (n8n 2.x: unpublish, then publish; 1.x: deactivate, then activate)';
 
 let simulator: Simulator;
 let lookups: LoopbackLookups;
@@ -134,10 +136,10 @@ describe('activation refuses a loopback webhook URL while the service is on anot
 		const failure = await failureOf(trigger.activate());
 		expect(failure.name).toBe('NodeOperationError');
 		expect(failure.message).toBe(
-			`The service cannot reach n8n's webhook URL http://localhost:5678/webhook/${WEBHOOK_ID}/webhook: localhost is a loopback address, and the service (${SERVICE_NAME}:${port()}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set ${VARIABLE} to the address at which the service reaches n8n, and restart n8n: ${CHECKLIST} . Nothing was registered at the service.`,
+			`The service cannot reach n8n's webhook URL http://localhost:5678/webhook/${WEBHOOK_ID}/webhook: localhost is a loopback address, and the service (${SERVICE_NAME}:${port()}, the credential's Base URL) runs on another machine, where that address is the service's own machine, not n8n. Set ${VARIABLE} to the address at which the service reaches n8n, then ${APPLY}: ${CHECKLIST} . Nothing was registered at the service.`,
 		);
 		expect(failure.description).toBe(
-			`n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ (WEBHOOK_URL before n8n 2.35) behind a reverse proxy. See ${DOCS}`,
+			`n8n gives its own host in webhook URLs until its webhook URL is set, for example N8N_WEBHOOK_URL=https://n8n.example.com/ and WEBHOOK_URL=https://n8n.example.com/ (n8n before 2.30 reads only WEBHOOK_URL) behind a reverse proxy. See ${DOCS}`,
 		);
 		expect(simulator.requests).toEqual([]);
 		expect(lookups.names).toEqual([]);
@@ -155,7 +157,7 @@ describe('activation refuses a loopback webhook URL while the service is on anot
 	])('%s: refused, and the simulator holds no module', async (webhookBaseUrl) => {
 		const trigger = new TriggerHarness(EVENTS, remoteService(), webhookBaseUrl);
 		const failure = await failureOf(trigger.activate());
-		expect(failure.message).toMatch(/^The service cannot reach n8n's webhook URL .* is a loopback address, .* Set N8N_WEBHOOK_URL \(n8n 2\.35 and later\) or WEBHOOK_URL \(n8n 1\.x and 2\.0 to 2\.34\)/);
+		expect(failure.message).toMatch(/^The service cannot reach n8n's webhook URL .* is a loopback address, .* Set both N8N_WEBHOOK_URL \(read by n8n 2\.30 and later\) and WEBHOOK_URL \(read by n8n 1\.x and 2\.0 to 2\.28\)/);
 		expect(simulator.requests).toEqual([]);
 		expect(simulator.state.webhookModules.size).toBe(0);
 	});
@@ -231,7 +233,7 @@ describe('a webhook URL that is no http(s) address (n8n\'s webhook URL setting w
 		const failure = await failureOf(trigger.activate());
 		expect(failure.name).toBe('NodeOperationError');
 		expect(failure.message).toBe(
-			`The service cannot reach n8n's webhook URL n8n.example.com/webhook/${WEBHOOK_ID}/webhook: it is not an http:// or https:// address, so no delivery could ever arrive (n8n's webhook URL setting lacks its scheme). Set ${VARIABLE} to the full address at which the service reaches n8n, for example https://n8n.example.com/, and restart n8n: ${CHECKLIST} . Nothing was registered at the service.`,
+			`The service cannot reach n8n's webhook URL n8n.example.com/webhook/${WEBHOOK_ID}/webhook: it is not an http:// or https:// address, so no delivery could ever arrive (n8n's webhook URL setting lacks its scheme). Set ${VARIABLE} to the full address at which the service reaches n8n, for example https://n8n.example.com/, then ${APPLY}: ${CHECKLIST} . Nothing was registered at the service.`,
 		);
 		expect(failure.description).toBe(`n8n puts the webhook URL setting, as it is, before /webhook/ in every webhook URL. See ${DOCS}`);
 		expect(simulator.requests).toEqual([]);
@@ -274,7 +276,7 @@ describe('what may keep the service from n8n is registered, with one warning for
 			webhookTestBaseUrl: `${webhookBaseUrl}-test`,
 		});
 	};
-	const advice = `If that is not the https address at which the service reaches n8n, set ${VARIABLE} to it, restart n8n and activate again: ${CHECKLIST} . Modules registered with this URL stay at the service.`;
+	const advice = `If that is not the https address at which the service reaches n8n, set ${VARIABLE} to it, then ${APPLY}: ${CHECKLIST} . Modules registered with this URL stay at the service.`;
 	const warningOf = async (baseUrl: string, webhookBaseUrl: string) => await checkWebhookReach.call(contextFor(baseUrl, webhookBaseUrl));
 
 	it('plain http against an https Base URL: the deliveries and their secret header travel unencrypted', async () => {
