@@ -17,7 +17,7 @@ import { modulesExist, registerModules, reportModulesKept } from './activation';
 import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
 import { deliveryParameters } from './parameters';
-import { acceptedSender } from './registrations';
+import { acceptedModule } from './registrations';
 import { REMEMBERED_KEYS, findRepeats, keyedEvents } from './repeats';
 import type { KeyedEvent } from './repeats';
 
@@ -165,14 +165,14 @@ export class CampaignCallingTrigger implements INodeType {
 	/** Answers at once only a delivery that starts nothing; execute() answers the others. */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const [request, response] = [this.getRequestObject(), this.getResponseObject()];
-		const trigger = thisTriggerKey.call(this);
-		const sender = await acceptedSender.call(this, trigger);
-		if (sender === undefined) return refuse(response, 401, 'Unauthorized');
+		const triggerKey = thisTriggerKey.call(this);
+		const module = await acceptedModule.call(this, triggerKey);
+		if (module === undefined) return refuse(response, 401, 'Unauthorized');
 		const delivery = parseDelivery(request);
 		if (!delivery.ok) return refuse(response, delivery.statusCode, delivery.message);
 		const { events, keyPath, includeHeaders } = deliveryParameters.call(this);
 		const selected = keyedEvents(delivery.entries, request, events, keyPath);
-		const claim = await claimEvents(trigger, selected.map(({ key }) => key), response, sender);
+		const claim = await claimEvents(triggerKey, selected.map(({ key }) => key), response, module);
 		if (claim === HUNG_UP) return { noWebhookResponse: true };
 		const toRun = selected.filter((_, index) => claim[index]);
 		const repeats = keyPath ? selected.length - toRun.length : undefined;
@@ -186,9 +186,9 @@ export class CampaignCallingTrigger implements INodeType {
 		const items = this.getInputData();
 		const handovers = items.map((item) => readHandover(item.json));
 		// Only events webhook() looked for repeats among carry a key.
-		const repeats = await findRepeats.call(this, thisTriggerKey.call(this), handovers.map((handover) => handover?.key));
+		const isRepeat = await findRepeats.call(this, thisTriggerKey.call(this), handovers.map((handover) => handover?.key));
 		const fresh = items.flatMap((item, index) => {
-			if (repeats[index]) return [];
+			if (isRepeat[index]) return [];
 			const json = { ...item.json };
 			delete json[HANDOVER_FIELD];
 			return [{ json, pairedItem: { item: index } }];
@@ -196,7 +196,7 @@ export class CampaignCallingTrigger implements INodeType {
 		// Pinned data and manual runs carry no handover: no sender waits for an answer.
 		const [handover] = handovers;
 		if (handover !== undefined) {
-			const repeated = handover.repeats === undefined ? undefined : handover.repeats + repeats.filter(Boolean).length;
+			const repeated = handover.repeats === undefined ? undefined : handover.repeats + isRepeat.filter(Boolean).length;
 			this.sendResponse({ body: acknowledgement(handover.received, fresh.length, repeated), headers: {}, statusCode: 200 });
 		}
 		return [fresh];

@@ -1,13 +1,16 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { jsonParse, sleep } from 'n8n-workflow';
 
+import { BoundedMap } from './boundedMap';
+import { ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } from './keyCache';
+
 /*
  * The in-flight tie: events handed to n8n whose delivery is not answered yet, and the retries that wait
  * for that answer instead of starting an execution (docs/trigger.md, "When n8n's queue is full").
  */
 
-/** The delivering module's Timeout (seconds) and Retry Limit. */
-export type SenderWindow = { timeout: number; retryLimit: number };
+/** The Timeout (seconds) and Retry Limit of the module a delivery came through. */
+export type DeliveryWindow = { timeout: number; retryLimit: number };
 
 interface InFlightEvent {
 	/** Resolves with whether n8n answered the delivery 2xx. */
@@ -16,37 +19,19 @@ interface InFlightEvent {
 	attempts: number;
 	/** When the first of them came. */
 	since: number;
-	window: SenderWindow;
-}
-
-/** A Map whose oldest entries go first past a size limit: the events in flight, and registrations.ts's maps. */
-export class BoundedMap<K, V> extends Map<K, V> {
-	private readonly maxEntries: number;
-
-	constructor(maxEntries: number) {
-		super();
-		this.maxEntries = maxEntries;
-	}
-
-	/** Adds `key` as the newest entry, replacing any earlier one. */
-	set(key: K, value: V): this {
-		this.delete(key);
-		super.set(key, value);
-		if (this.size > this.maxEntries) this.delete(this.keys().next().value as K);
-		return this;
-	}
+	window: DeliveryWindow;
 }
 
 /** The sender's window, (Retry Limit + 1) × Timeout, and a minute for its pauses between attempts. */
-export const inFlightLifetimeMs = ({ timeout, retryLimit }: SenderWindow) => (retryLimit + 1) * timeout * 1000 + 60_000;
+export const inFlightLifetimeMs = ({ timeout, retryLimit }: DeliveryWindow) => (retryLimit + 1) * timeout * 1000 + 60_000;
 
 /** Keyed by eventKey; bounded so that a flood cannot grow it without end. */
 const inFlightEvents = new BoundedMap<string, InFlightEvent>(50_000);
 
-const eventKey = (trigger: string, hash: string) => `${trigger}\n${hash}`;
+const eventKey = (triggerKey: string, hash: string) => `${triggerKey}\n${hash}`;
 
-export function inFlightEvent(trigger: string, hash: string): InFlightEvent | undefined {
-	const key = eventKey(trigger, hash);
+export function inFlightEvent(triggerKey: string, hash: string): InFlightEvent | undefined {
+	const key = eventKey(triggerKey, hash);
 	const event = inFlightEvents.get(key);
 	if (event === undefined || Date.now() < event.since + inFlightLifetimeMs(event.window)) return event;
 	inFlightEvents.delete(key);
@@ -60,21 +45,21 @@ type DeliveryResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
  * answers (not again for one that failed), then marks those it runs in flight.
  */
 export async function claimEvents(
-	trigger: string,
+	triggerKey: string,
 	keys: Array<string | undefined>,
 	response: DeliveryResponse,
-	sender: SenderWindow,
+	module: DeliveryWindow,
 ): Promise<typeof HUNG_UP | boolean[]> {
-	const limitMs = countRetry(trigger, keys);
+	const limitMs = countRetry(triggerKey, keys);
 	// Answers not waited for again: seen failing, or waited for as long as this attempt may.
 	const givenUp = new Set<Promise<boolean>>();
 	const openAnswer = (key: string | undefined) => {
-		const answer = key === undefined ? undefined : inFlightEvent(trigger, key)?.answered;
+		const answer = key === undefined ? undefined : inFlightEvent(triggerKey, key)?.answered;
 		return answer === undefined || givenUp.has(answer) ? undefined : answer;
 	};
 	let toRun: boolean[];
 	for (;;) {
-		toRun = keys.map((key) => key === undefined || !isRecordedRepeat(trigger, key));
+		toRun = keys.map((key) => key === undefined || !isRecordedRepeat(triggerKey, key));
 		const earlier = keys.filter((_, index) => toRun[index]).map(openAnswer);
 		// Nothing to run, or an event to run that has no answer to wait for.
 		if (!toRun.some(Boolean) || !earlier.every((answer) => answer !== undefined)) break;
@@ -86,15 +71,15 @@ export async function claimEvents(
 	}
 	const takesOver = keys.filter((key, index): key is string => toRun[index] && key !== undefined && openAnswer(key) === undefined);
 	// No await between the look above and this mark: a copy taken meanwhile would run the event too.
-	trackAnswer(trigger, takesOver, response, sender, toRun.filter((run) => !run).length);
+	trackAnswer(triggerKey, takesOver, response, module, toRun.filter((run) => !run).length);
 	return toRun;
 }
 
 /** Counts this delivery as the next attempt of its events in flight; only the sender's last attempt waits a limited time. */
-function countRetry(trigger: string, keys: Array<string | undefined>): number | undefined {
+function countRetry(triggerKey: string, keys: Array<string | undefined>): number | undefined {
 	let limitMs: number | undefined;
 	for (const key of keys) {
-		const entry = key === undefined ? undefined : inFlightEvent(trigger, key);
+		const entry = key === undefined ? undefined : inFlightEvent(triggerKey, key);
 		if (entry === undefined) continue;
 		entry.attempts += 1;
 		const { timeout, retryLimit } = entry.window;
@@ -109,22 +94,22 @@ function countRetry(trigger: string, keys: Array<string | undefined>): number | 
  * Marks the events in flight until n8n answers the delivery. A 2xx answer that recorded every event as
  * new caches their keys (a queue-mode webhook process learns it from the worker's answer).
  */
-function trackAnswer(trigger: string, hashes: string[], response: DeliveryResponse, window: SenderWindow, knownRepeats: number): void {
+function trackAnswer(triggerKey: string, hashes: string[], response: DeliveryResponse, window: DeliveryWindow, knownRepeats: number): void {
 	if (hashes.length === 0) return;
 	const answered = whenAnswered(response, (accepted, body) => {
 		for (const hash of hashes) {
-			const key = eventKey(trigger, hash);
+			const key = eventKey(triggerKey, hash);
 			if (inFlightEvents.get(key)?.answered === answered) inFlightEvents.delete(key);
 		}
 		if (!accepted) return;
-		if (answerRecordedAllAsNew(body, knownRepeats)) cacheRecordedKeys(trigger, hashes);
-		else ageCachedKeys(trigger, hashes.length);
+		if (answerRecordedAllAsNew(body, knownRepeats)) cacheRecordedKeys(triggerKey, hashes);
+		else ageCachedKeys(triggerKey, hashes.length);
 	});
 	const now = Date.now();
 	for (const hash of hashes) {
-		const earlier = inFlightEvent(trigger, hash);
+		const earlier = inFlightEvent(triggerKey, hash);
 		const record = { answered, attempts: earlier?.attempts ?? 1, since: earlier?.since ?? now, window: earlier?.window ?? window };
-		inFlightEvents.set(eventKey(trigger, hash), record);
+		inFlightEvents.set(eventKey(triggerKey, hash), record);
 	}
 }
 
@@ -176,58 +161,5 @@ async function awaitEarlierAnswers(
 		return await Promise.race(waits);
 	} finally {
 		response.off('close', hangUp);
-	}
-}
-
-/*
- * Ignore Repeats' key cache: keys an execution here recorded as new and answered 2xx, so that a delivery
- * made only of these is answered without an execution (docs/trigger.md, "What a repeat costs").
- */
-
-/** Half the keys n8n's store keeps per trigger (REMEMBERED_KEYS): the store forgets a trigger's oldest keys first. */
-const CACHED_KEYS_PER_TRIGGER = 5_000;
-const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
-/** Bounds the cache as a whole, so the keys of a deactivated or deleted trigger age out. */
-const MAX_CACHED_KEYS = 50_000;
-
-/** Per trigger, its cached keys and when each was cached, oldest first; the trigger that cached last goes last. */
-const cachedKeys = new Map<string, Map<string, number>>();
-/** Cached keys over all triggers. */
-let cachedCount = 0;
-
-function forgetKey(trigger: string, hash: string): void {
-	const keys = cachedKeys.get(trigger);
-	if (keys?.delete(hash) === true) cachedCount -= 1;
-	if (keys?.size === 0) cachedKeys.delete(trigger);
-}
-
-export function isRecordedRepeat(trigger: string, hash: string): boolean {
-	const cachedAt = cachedKeys.get(trigger)?.get(hash);
-	if (cachedAt === undefined) return false;
-	if (Date.now() - cachedAt < CACHED_KEY_LIFETIME_MS) return true;
-	forgetKey(trigger, hash);
-	return false;
-}
-
-/** Caches the keys of an answer that recorded every key as new. */
-export function cacheRecordedKeys(trigger: string, hashes: string[]): void {
-	for (const hash of hashes) {
-		// A key cached already keeps its place, as it keeps its place in the store.
-		if (isRecordedRepeat(trigger, hash)) continue;
-		const keys = cachedKeys.get(trigger) ?? new Map<string, number>();
-		// Past the bound over all triggers, the trigger that cached longest ago loses its oldest key: a deleted one's go first.
-		cachedKeys.delete(trigger);
-		cachedKeys.set(trigger, keys.set(hash, Date.now()));
-		cachedCount += 1;
-		if (keys.size > CACHED_KEYS_PER_TRIGGER) ageCachedKeys(trigger, 1);
-		if (cachedCount > MAX_CACHED_KEYS) ageCachedKeys(cachedKeys.keys().next().value as string, 1);
-	}
-}
-
-/** An answer that found keys recorded ages as many of the trigger's oldest cached keys, as the store ages them. */
-export function ageCachedKeys(trigger: string, count: number): void {
-	for (let aged = 0; aged < count; aged++) {
-		const oldest = cachedKeys.get(trigger)?.keys().next().value;
-		if (oldest !== undefined) forgetKey(trigger, oldest);
 	}
 }

@@ -125,19 +125,19 @@ export const REREAD_DELAY_MS = 1000;
 const storeQueues = new Map<string, Promise<unknown>>();
 
 /** One trigger's store updates in turn: n8n's store reads, changes and writes back its list without a lock. */
-async function oneAtATime<T>(trigger: string, task: () => Promise<T>): Promise<T> {
-	const run = (storeQueues.get(trigger) ?? Promise.resolve()).then(task);
+async function oneAtATime<T>(triggerKey: string, task: () => Promise<T>): Promise<T> {
+	const run = (storeQueues.get(triggerKey) ?? Promise.resolve()).then(task);
 	const settled = run.catch(() => undefined);
-	storeQueues.set(trigger, settled);
+	storeQueues.set(triggerKey, settled);
 	try {
 		return await run;
 	} finally {
-		if (storeQueues.get(trigger) === settled) storeQueues.delete(trigger);
+		if (storeQueues.get(triggerKey) === settled) storeQueues.delete(triggerKey);
 	}
 }
 
 /** Which events are repeats, the others recorded; throws when n8n cannot record them, so it answers 500 and the event comes again. */
-export async function findRepeats(this: IExecuteFunctions, trigger: string, keys: Array<string | undefined>): Promise<boolean[]> {
+export async function findRepeats(this: IExecuteFunctions, triggerKey: string, keys: Array<string | undefined>): Promise<boolean[]> {
 	// Two entries per event: its key and the companion naming this execution.
 	const storeOptions = { mode: 'entries' as const, maxEntries: 2 * REMEMBERED_KEYS };
 	const store: KeyStore = {
@@ -147,15 +147,15 @@ export async function findRepeats(this: IExecuteFunctions, trigger: string, keys
 	};
 	// n8n aborts it when it cancels the execution after answering 500: the retry must find the event new.
 	const cancelled = () => this.getExecutionCancelSignal()?.aborted === true;
-	let repeats: boolean[] | undefined;
+	let isRepeat: boolean[] | undefined;
 	try {
-		repeats = await checkAndRecordKeys(store, trigger, this.getExecutionId(), keys, cancelled);
+		isRepeat = await checkAndRecordKeys(store, triggerKey, this.getExecutionId(), keys, cancelled);
 	} catch (error) {
 		throw new NodeOperationError(this.getNode(), error as Error, {
 			description: "n8n could not record the event in its deduplication store, so n8n answers the delivery 500 and the service sends the event again.",
 		});
 	}
-	if (repeats !== undefined) return repeats;
+	if (isRepeat !== undefined) return isRepeat;
 	throw new NodeOperationError(this.getNode(), 'n8n cancelled this execution before it answered the delivery', {
 		description: 'The event was not recorded as received: the service sends it again.',
 	});
@@ -167,7 +167,7 @@ export async function findRepeats(this: IExecuteFunctions, trigger: string, keys
  */
 export async function checkAndRecordKeys(
 	store: KeyStore,
-	trigger: string,
+	triggerKey: string,
 	execution: string,
 	keys: Array<string | undefined>,
 	cancelled: () => boolean,
@@ -186,7 +186,7 @@ export async function checkAndRecordKeys(
 	 * found in the first turn is never this execution's own in the second (another write may restore its companion).
 	 */
 	const recordTurn = async (foundBefore?: Set<string>) =>
-		await oneAtATime(trigger, async () => {
+		await oneAtATime(triggerKey, async () => {
 			// Waiting for the trigger's earlier updates may have outlasted the execution.
 			if (cancelled()) return undefined;
 			// Each companion before its key: an entry added for a moment pushes out a companion, not a key.

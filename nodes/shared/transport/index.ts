@@ -3,4 +3,4 @@ export type { ServiceRequest } from './failures';
 export type { ServiceContext } from './request';
 export { isPlainObject } from './envelope';
 export { InvalidInputError, refusedInputError } from './failures';
-export { CREDENTIAL_TYPE, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, credentialAccount, credentialBaseUrl, parseHttpUrl, serviceRequest } from './request';
+export { CREDENTIAL_TYPE, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, accountFingerprint, credentialBaseUrl, parseHttpUrl, serviceRequest } from './request';

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'crypto';
+import { createHash, scrypt } from 'crypto';
 import type {
 	ICredentialsDecrypted,
 	IExecuteData,
@@ -76,14 +76,35 @@ export async function credentialBaseUrl(context: ServiceContext): Promise<string
 	return baseUrl;
 }
 
+/** The Base URL as an account is told by: scheme and host in lower case, no default port, no trailing slash. */
+export function canonicalBaseUrl(raw: unknown): string {
+	const text = baseUrlText(raw);
+	const url = parseHttpUrl(text);
+	return url === undefined ? text : `${url.origin}${url.pathname.replace(/\/+$/, '')}${url.search}`;
+}
+
 /**
- * The account the credential reaches, as a function of a salt: HMAC-SHA256 of its Base URL and key,
- * keyed by the salt, so a stored fingerprint tells a change of account without giving the key back.
+ * Memory-hard, so that a fingerprint stored in a workflow costs whoever tests guessed keys against it
+ * 32 MiB and tens of milliseconds per guess (docs/trigger-reference.md); computed once per credential read.
  */
-export async function credentialAccount(context: ServiceContext | IWebhookFunctions): Promise<(salt: string) => string> {
+export const FINGERPRINT_SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+/** Fingerprints computed in this process, by a SHA-256 of what they were computed from: a credential read again costs no scrypt. */
+const fingerprintsComputed = new Map<string, Promise<string>>();
+
+/** The account the credential reaches, as a scrypt fingerprint of its Base URL and key under `salt`: equal for one account, never the key. */
+export async function accountFingerprint(context: ServiceContext | IWebhookFunctions, salt: string): Promise<string> {
 	const { baseUrl, apiKey } = await credentialsOf(context);
-	const account = `${baseUrlText(baseUrl)}\n${String(apiKey ?? '')}`;
-	return (salt) => createHmac('sha256', salt).update(account).digest('base64url');
+	const account = `${canonicalBaseUrl(baseUrl)}\n${String(apiKey ?? '')}`;
+	const computation = createHash('sha256').update(`${salt}\n${account}`).digest('base64url');
+	const known = fingerprintsComputed.get(computation);
+	if (known !== undefined) return await known;
+	if (fingerprintsComputed.size >= 1_000) fingerprintsComputed.clear();
+	const fingerprint = new Promise<string>((resolve, reject) => {
+		scrypt(account, salt, 32, FINGERPRINT_SCRYPT, (error, derived) => (error ? reject(error) : resolve(derived.toString('base64url'))));
+	});
+	fingerprintsComputed.set(computation, fingerprint);
+	return await fingerprint;
 }
 
 // Retry On Fail runs the node again; a write recorded here is not sent twice (ARCHITECTURE.md, "Retry On Fail").

@@ -143,7 +143,10 @@ describe('what activation and deactivation tell n8n\'s log', () => {
 		await trigger.activate();
 		const replacing = modulesFor(simulator, trigger.webhookUrl).slice(2);
 		expect(messages()).toEqual(
-			replacing.map(({ id, event }) => `Campaign Calling Trigger "Campaign Calling Trigger": registered webhook module ${id} for ${event} (Timeout 90 s, Retry Limit 5).`),
+			replacing.map(
+				({ id, event }) =>
+					`Campaign Calling Trigger "Campaign Calling Trigger": registered webhook module ${id} for ${event} (Timeout 90 s, Retry Limit 5); earlier module(s) for this event: ${first.find((earlier) => earlier.event === event)?.id}.`,
+			),
 		);
 	});
 
@@ -280,25 +283,75 @@ describe('activation with a webhook URL the service cannot reach (loopback, the 
 });
 
 describe('what the user changes after the first activation', () => {
-	let warned: jest.Mock;
+	const log = { warn: jest.fn(), error: jest.fn() };
 	let logger: jest.SpyInstance;
 	beforeEach(() => {
-		warned = jest.fn();
-		const log = { info: jest.fn(), warn: warned, error: jest.fn(), debug: jest.fn() };
-		logger = jest.spyOn(WebhookContext.prototype, 'logger', 'get').mockReturnValue(log as unknown as WebhookContext['logger']);
+		log.warn = jest.fn();
+		log.error = jest.fn();
+		const logged = { info: jest.fn(), warn: log.warn, error: log.error, debug: jest.fn() };
+		logger = jest.spyOn(WebhookContext.prototype, 'logger', 'get').mockReturnValue(logged as unknown as WebhookContext['logger']);
 	});
 	afterEach(() => logger.mockRestore());
-	const warnings = () => warned.mock.calls.map(([message]) => message as string);
+	const warnings = () => log.warn.mock.calls.map(([message]) => message as string);
+	const errors = () => log.error.mock.calls.map(([message]) => message as string);
+	/** The check of the credential runs after the answer: wait for its line (a scrypt takes tens of milliseconds). */
+	async function errorsLogged(count: number): Promise<string[]> {
+		for (let waited = 0; errors().length < count && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+		return errors();
+	}
+	const REPUBLISH = 'publish the workflow again (on n8n 2.x unpublish, then publish; on n8n 1.x deactivate, then activate)';
 
 	const companyB = () => ({ baseUrl: simulator.url, apiKey: DEMO.otherApiKey });
+	/** A credential n8n cannot read: deleted, or encrypted with another key. */
+	const unreadable = () =>
+		Object.defineProperty({}, 'apiKey', {
+			enumerable: true,
+			get: () => {
+				throw new Error('Credential with ID "credential-1" does not exist for type "campaignCallingApi".');
+			},
+		}) as { baseUrl: string; apiKey: string };
 	const companiesOf = (trigger: TriggerHarness) =>
 		[...simulator.state.webhookModules.values()].filter(({ record }) => record.settings.url === trigger.webhookUrl).map(({ companyId }) => companyId);
+	/** When the newest module was registered, from the trigger's saved records. */
+	const lastRegistration = (trigger: TriggerHarness) => Math.max(...Object.values(trigger.staticData.modules as Record<string, { registeredAt: number }>).map((record) => record.registeredAt));
+	/** (Retry Limit 3 + 1) × Timeout 30 s and a minute: the default module's retry window. */
+	const WINDOW = 180_000;
+	async function at<T>(time: number, action: () => Promise<T>): Promise<T> {
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(time);
+		try {
+			return await action();
+		} finally {
+			clock.mockRestore();
+		}
+	}
+	const answers = (outcomes: Array<{ statusCode?: number; executed: boolean }>) => outcomes.map((outcome) => [outcome.statusCode, outcome.executed]);
 
 	describe('the account', () => {
 		it.each([
 			['another credential, in the same process', (trigger: TriggerHarness) => (trigger.setCredentials(companyB()), trigger)],
 			['the same credential edited to another company\'s key, after a restart', (trigger: TriggerHarness) => restartedTrigger(trigger, { credentials: companyB() })],
-		])('%s: activation registers at the new account; the old account\'s module is refused, logged once by its id', async (_label, switchAccount) => {
+		])('%s, not published: the module\'s deliveries run, and the log says once, at error level, to publish again', async (_label, switchAccount) => {
+			const before = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+			await before.activate();
+			const [module] = modulesFor(simulator, before.webhookUrl);
+			const trigger = switchAccount(before);
+			// A credential read serves deliveries for 5 s: the activation's read of the first key is older by then.
+			const later = Date.now() + 5_000;
+
+			expect(answers([await at(later, async () => await deliver(trigger, module.secret, 'c-1')), await at(later, async () => await deliver(trigger, module.secret, 'c-2'))])).toEqual([
+				[200, true],
+				[200, true],
+			]);
+			expect(await errorsLogged(1)).toEqual([
+				`Campaign Calling Trigger "Campaign Calling Trigger": webhook module ${module.id} (call.ended) was registered at another account than the credential reaches now (another API key or Base URL). Its deliveries still run. To register at the credential's account, ${REPUBLISH}.`,
+			]);
+			expect(warnings()).toEqual([]);
+		});
+
+		it.each([
+			['another credential, in the same process', (trigger: TriggerHarness) => (trigger.setCredentials(companyB()), trigger)],
+			['the same credential edited to another company\'s key, after a restart', (trigger: TriggerHarness) => restartedTrigger(trigger, { credentials: companyB() })],
+		])('%s, published: a module at the new account; the old module runs for its retry window, then is refused, logged once by its id', async (_label, switchAccount) => {
 			const before = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
 			await before.activate();
 			const [old] = modulesFor(simulator, before.webhookUrl);
@@ -308,35 +361,97 @@ describe('what the user changes after the first activation', () => {
 			await trigger.activate();
 			expect(companiesOf(trigger)).toEqual([DEMO.companyId, DEMO.otherCompanyId]);
 			const [, current] = modulesFor(simulator, trigger.webhookUrl);
+			const replacedAt = lastRegistration(trigger);
 
-			const refused = [await deliver(trigger, old.secret, 'c-1'), await deliver(trigger, old.secret, 'c-2')];
-			expect(refused.map((outcome) => [outcome.statusCode, outcome.executed])).toEqual([
+			// A retry already on its way through the old module when the new one came: it runs.
+			expect(answers([await at(replacedAt + WINDOW - 1, async () => await deliver(trigger, old.secret, 'c-1'))])).toEqual([[200, true]]);
+			const late = [await at(replacedAt + WINDOW, async () => await deliver(trigger, old.secret, 'c-2')), await at(replacedAt + WINDOW, async () => await deliver(trigger, old.secret, 'c-3'))];
+			expect(answers(late)).toEqual([
 				[401, false],
 				[401, false],
 			]);
 			expect(warnings()).toEqual([
-				`Campaign Calling Trigger "Campaign Calling Trigger": refused a delivery through webhook module ${old.id} (call.ended): it was registered with another account than the credential's now. To register at the current account, publish the workflow again (unpublish, then publish; on n8n 1.x deactivate, then activate); the service keeps the old module, which the provider can remove by its id.`,
+				`Campaign Calling Trigger "Campaign Calling Trigger": refused a delivery through webhook module ${old.id} (call.ended): module ${current.id} replaced it on ${new Date(replacedAt).toISOString()}, and its retries have ended.`,
 			]);
-			const accepted = await deliver(trigger, current.secret, 'c-1');
-			expect([accepted.statusCode, accepted.executed]).toEqual([200, true]);
+			expect(answers([await deliver(trigger, current.secret, 'c-2')])).toEqual([[200, true]]);
 		});
 
-		it('another Base URL is another account; the same one with a trailing slash is not', async () => {
+		it('edited back to the first key after publishing the second, not published: the first key\'s module runs past its window, and the second\'s too', async () => {
 			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
 			await trigger.activate();
-			trigger.setCredentials({ baseUrl: `${simulator.url}/`, apiKey: DEMO.apiKey });
-			expect(await trigger.checkExists()).toBe(true);
+			trigger.setCredentials(companyB());
+			await trigger.activate();
+			const [first, second] = modulesFor(simulator, trigger.webhookUrl);
+			trigger.setCredentials(credentials());
+			const later = lastRegistration(trigger) + WINDOW;
+			expect(answers([await at(later, async () => await deliver(trigger, first.secret, 'c-1')), await at(later, async () => await deliver(trigger, second.secret, 'c-2'))])).toEqual([
+				[200, true],
+				[200, true],
+			]);
+			expect(warnings()).toEqual([]);
+		});
+
+		it('Timeout changed and published, then the key rotated without publishing: only the newer module runs once the older one\'s window has passed', async () => {
+			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+			await trigger.activate();
+			trigger.setParameters({ events: ['call.ended'], options: { timeout: 45 } });
+			await trigger.activate();
+			const [older, newer] = modulesFor(simulator, trigger.webhookUrl);
+			trigger.setCredentials(companyB());
+			const later = lastRegistration(trigger) + WINDOW;
+			expect(answers([await at(later, async () => await deliver(trigger, older.secret, 'c-1')), await at(later, async () => await deliver(trigger, newer.secret, 'c-1'))])).toEqual([
+				[401, false],
+				[200, true],
+			]);
+		});
+
+		it('Base URL written otherwise (case, default port, trailing slash) is the same account: nothing registered again', async () => {
+			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+			await trigger.activate();
+			for (const written of [`${simulator.url}/`, simulator.url.replace('http://', 'HTTP://'), `${simulator.url}//`]) {
+				trigger.setCredentials({ baseUrl: written, apiKey: DEMO.apiKey });
+				expect(await trigger.checkExists()).toBe(true);
+			}
 			trigger.setCredentials({ baseUrl: simulator.url.replace('127.0.0.1', 'localhost'), apiKey: DEMO.apiKey });
 			expect(await trigger.checkExists()).toBe(false);
 		});
+	});
 
-		it('before the workflow is published again, the old account\'s deliveries are refused: nothing runs for an account the node no longer uses', async () => {
+	describe('a credential n8n cannot read (deleted while published)', () => {
+		it('the current module\'s deliveries run, with one error line; a replaced module past its window is refused', async () => {
 			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
 			await trigger.activate();
-			const [old] = modulesFor(simulator, trigger.webhookUrl);
-			trigger.setCredentials(companyB());
-			const outcome = await deliver(trigger, old.secret, 'c-1');
-			expect([outcome.statusCode, outcome.executed]).toEqual([401, false]);
+			trigger.setParameters({ events: ['call.ended'], options: { timeout: 45 } });
+			await trigger.activate();
+			const [older, newer] = modulesFor(simulator, trigger.webhookUrl);
+			trigger.setCredentials(unreadable());
+			const later = lastRegistration(trigger) + WINDOW;
+			expect(answers([await at(later, async () => await deliver(trigger, newer.secret, 'c-1')), await at(later, async () => await deliver(trigger, newer.secret, 'c-2'))])).toEqual([
+				[200, true],
+				[200, true],
+			]);
+			expect(answers([await at(later, async () => await deliver(trigger, older.secret, 'c-3'))])).toEqual([[401, false]]);
+			expect(await errorsLogged(1)).toEqual([
+				`Campaign Calling Trigger "Campaign Calling Trigger": could not read its credential (deleted, or not decryptable). Deliveries through its current modules still run; modules replaced by later ones are refused once their retries have ended. Select a working credential, then ${REPUBLISH}.`,
+			]);
+			expect(warnings()).toEqual([expect.stringContaining(`refused a delivery through webhook module ${older.id} (call.ended)`)]);
+		});
+
+		it('checkExists answers from the stored records instead of throwing (n8n 1.x would leave the webhook unregistered at start-up)', async () => {
+			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+			await trigger.activate();
+			const restarted = restartedTrigger(trigger, { credentials: unreadable() });
+			const hookLog = { info: jest.fn(), warn: jest.fn(), error: jest.fn(), debug: jest.fn() };
+			const hookLogger = jest.spyOn(HookContext.prototype, 'logger', 'get').mockReturnValue(hookLog as unknown as HookContext['logger']);
+			try {
+				expect(await restarted.checkExists()).toBe(true);
+				expect(hookLog.warn.mock.calls).toEqual([['Campaign Calling Trigger "Campaign Calling Trigger": could not read its credential; the stored webhook modules are taken as they are.']]);
+				restarted.setParameters({ events: ['call.ended', 'call.failed'], options: {} });
+				expect(await restarted.checkExists()).toBe(false);
+				await expect(restarted.create()).rejects.toThrow('does not exist');
+			} finally {
+				hookLogger.mockRestore();
+			}
 		});
 	});
 
@@ -350,13 +465,12 @@ describe('what the user changes after the first activation', () => {
 			const oldUrl = trigger.webhookUrl;
 			const restarted = restartedTrigger(trigger, { webhookBaseUrl: NEW_BASE_URL });
 
-			const outcomes = [await deliver(restarted, old.secret, 'c-1'), await deliver(restarted, old.secret, 'c-2')];
-			expect(outcomes.map((outcome) => [outcome.statusCode, outcome.executed])).toEqual([
+			expect(answers([await deliver(restarted, old.secret, 'c-1'), await deliver(restarted, old.secret, 'c-2')])).toEqual([
 				[200, true],
 				[200, true],
 			]);
 			expect(warnings()).toEqual([
-				`Campaign Calling Trigger "Campaign Calling Trigger": accepted a delivery through webhook module ${old.id} (call.ended), registered for the earlier webhook URL ${oldUrl}: publish the workflow again (unpublish, then publish; on n8n 1.x deactivate, then activate) to register a module for the current webhook URL ${restarted.webhookUrl}.`,
+				`Campaign Calling Trigger "Campaign Calling Trigger": accepted a delivery through webhook module ${old.id} (call.ended), registered for the earlier webhook URL ${oldUrl}: ${REPUBLISH} to register a module for the current webhook URL ${restarted.webhookUrl}.`,
 			]);
 		});
 
@@ -376,25 +490,26 @@ describe('what the user changes after the first activation', () => {
 			]);
 		});
 
-		it('once a module exists for the new URL, the old URL\'s module is refused and logged once, so an event sent through both runs once', async () => {
-			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		it('once a module exists for the new URL, the old URL\'s module runs for its window (an event through both runs once), then is refused, logged once', async () => {
+			const trigger = new TriggerHarness({ events: ['call.ended'], options: { repeatKey: 'data.call_id' } }, credentials());
 			await trigger.activate();
 			const [old] = modulesFor(simulator, trigger.webhookUrl);
-			const oldUrl = trigger.webhookUrl;
 			trigger.setWebhookBaseUrl(NEW_BASE_URL);
 			expect(await trigger.checkExists()).toBe(false);
 			await trigger.activate();
 			const [current] = modulesFor(simulator, trigger.webhookUrl);
+			const replacedAt = lastRegistration(trigger);
 
-			const throughOld = [await deliver(trigger, old.secret, 'c-1'), await deliver(trigger, old.secret, 'c-2')];
-			const throughNew = await deliver(trigger, current.secret, 'c-1');
-			expect([...throughOld, throughNew].map((outcome) => [outcome.statusCode, outcome.executed])).toEqual([
-				[401, false],
-				[401, false],
+			const inWindow = [await deliver(trigger, old.secret, 'c-1'), await deliver(trigger, current.secret, 'c-1')];
+			const afterWindow = [await at(replacedAt + WINDOW, async () => await deliver(trigger, old.secret, 'c-2')), await at(replacedAt + WINDOW, async () => await deliver(trigger, old.secret, 'c-3'))];
+			expect(answers([...inWindow, ...afterWindow])).toEqual([
 				[200, true],
+				[200, false],
+				[401, false],
+				[401, false],
 			]);
 			expect(warnings()).toEqual([
-				`Campaign Calling Trigger "Campaign Calling Trigger": refused a delivery through webhook module ${old.id} (call.ended): it was registered for the earlier webhook URL ${oldUrl}; module ${current.id} delivers to ${trigger.webhookUrl}.`,
+				`Campaign Calling Trigger "Campaign Calling Trigger": refused a delivery through webhook module ${old.id} (call.ended): module ${current.id} replaced it for the webhook URL ${trigger.webhookUrl} on ${new Date(replacedAt).toISOString()}, and its retries have ended.`,
 			]);
 		});
 
@@ -417,6 +532,25 @@ describe('what the user changes after the first activation', () => {
 				url.mockRestore();
 			}
 		});
+	});
+
+	it('a delivery whose secret is no module\'s is counted in the log: at once, then at most once a minute with the number since', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		await trigger.activate();
+		const start = Date.now();
+		const unknown = async (time: number) => await at(time, async () => await deliver(trigger, 'a-secret-of-no-module', 'c-1'));
+		expect(answers([await unknown(start), await unknown(start + 1_000), await unknown(start + 59_999)])).toEqual([
+			[401, false],
+			[401, false],
+			[401, false],
+		]);
+		await unknown(start + 60_000);
+		const prefix = 'Campaign Calling Trigger "Campaign Calling Trigger": answered 401 to';
+		const cause = "whose secret belongs to none of this node's modules";
+		expect(warnings()).toEqual([
+			`${prefix} 1 delivery(ies) ${cause}: a module whose record this workflow lost (imported without its static data, or registered by a copy of the workflow), or a request from elsewhere.`,
+			`${prefix} 3 delivery(ies) ${cause} since ${new Date(start).toISOString()}: a module whose record this workflow lost (imported without its static data, or registered by a copy of the workflow), or a request from elsewhere.`,
+		]);
 	});
 
 	it('a renamed node, after a restart, keeps its modules: nothing registered again, the module\'s deliveries run', async () => {

@@ -6,7 +6,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
-import { BoundedMap, HUNG_UP, claimEvents, inFlightEvent, isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { BoundedMap } from '../../../nodes/CampaignCallingTrigger/boundedMap';
+import { HUNG_UP, claimEvents, inFlightEvent } from '../../../nodes/CampaignCallingTrigger/inFlight';
+import { isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/keyCache';
 
 import { repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';

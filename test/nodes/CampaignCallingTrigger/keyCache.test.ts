@@ -1,14 +1,14 @@
-/** Ignore Repeats' key cache (inFlight.ts): its bounds, its order and its lifetime. */
-type InFlight = typeof import('../../../nodes/CampaignCallingTrigger/inFlight');
+/** Ignore Repeats' key cache (keyCache.ts): its bounds, its order and its lifetime. */
+type KeyCache = typeof import('../../../nodes/CampaignCallingTrigger/keyCache');
 
-let ageCachedKeys: InFlight['ageCachedKeys'];
-let cacheRecordedKeys: InFlight['cacheRecordedKeys'];
-let isRecordedRepeat: InFlight['isRecordedRepeat'];
+let ageCachedKeys: KeyCache['ageCachedKeys'];
+let cacheRecordedKeys: KeyCache['cacheRecordedKeys'];
+let isRecordedRepeat: KeyCache['isRecordedRepeat'];
 
 // Each test starts from an empty cache, as a process does: one test's keys must not decide another's evictions.
 beforeEach(() => {
 	jest.isolateModules(() => {
-		({ ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } = require('../../../nodes/CampaignCallingTrigger/inFlight') as InFlight);
+		({ ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } = require('../../../nodes/CampaignCallingTrigger/keyCache') as KeyCache);
 	});
 });
 afterEach(() => jest.useRealTimers());

@@ -8,18 +8,17 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { randomString } from 'n8n-workflow';
 
 import {
-	currentAccount,
 	currentModule,
 	currentModuleRecords,
 	judgeDelivery,
 	moduleWithSecret,
-	syncModuleRecords,
 	rememberRegistration,
 	secretVerifier,
 	serves,
+	syncModuleRecords,
+	withinBound,
 } from '../../../nodes/CampaignCallingTrigger/registrations';
-import type { Account } from '../../../nodes/CampaignCallingTrigger/registrations';
-import type { ModuleRecord, ModuleRecords } from '../../../nodes/CampaignCallingTrigger/registrations';
+import type { DeliveryCircumstances, ModuleRecord, ModuleRecords } from '../../../nodes/CampaignCallingTrigger/registrations';
 
 const URL = 'https://n8n.example.test/webhook/abc/webhook';
 const NEW_URL = 'https://calls.example.test/webhook/abc/webhook';
@@ -41,15 +40,13 @@ let unseenTriggers = 0;
 /** The records static data holds, as read for a trigger this process knows nothing of. */
 const readRecords = (global: IDataObject) => currentModuleRecords.call(contextOf(global), `unseen-trigger-${++unseenTriggers}`);
 
-/** An account that owns the fingerprints 'a:...' and makes those. */
-const accountA: Account = { fingerprint: () => 'salt.a', owns: (stored) => stored === 'salt.a' };
 const record = (secret: string, changes: Partial<ModuleRecord> = {}): ModuleRecord => ({
 	url: URL,
 	event: 'call.ended',
 	verifier: secretVerifier(secret),
 	timeout: 30,
 	retryLimit: 3,
-	account: 'salt.a',
+	account: 'account-a',
 	registeredAt: 1_000,
 	moduleId: `module-${secret}`,
 	...changes,
@@ -58,36 +55,19 @@ const recordsOf = (...records: ModuleRecord[]): ModuleRecords => Object.fromEntr
 /** Global static data holding these records for the node 'node-1', as the trigger stores them. */
 const staticDataHolding = (...records: ModuleRecord[]): IDataObject => ({ 'campaignCallingTrigger:node-1': { modules: recordsOf(...records) } as unknown as IDataObject });
 
-describe('the account a credential reaches', () => {
-	it('is stored as a salt and a keyed fingerprint: never the key, different each time, owned only by the same Base URL and key', async () => {
-		const account = await currentAccount.call(contextOf({}));
-		const [first, second] = [account.fingerprint(), account.fingerprint()];
-		expect(first).toMatch(/^[A-Za-z0-9]{16}\.[\w-]{43}$/);
-		expect(first).not.toBe(second);
-		expect(first).not.toContain(KEY);
-		expect([account.owns(first), account.owns(second)]).toEqual([true, true]);
-
-		const withSlash = await currentAccount.call(contextOf({}, 'node-1', { baseUrl: 'https://api.example.test/', apiKey: KEY }));
-		const otherKey = await currentAccount.call(contextOf({}, 'node-1', { baseUrl: 'https://api.example.test', apiKey: `${KEY}x` }));
-		const otherHost = await currentAccount.call(contextOf({}, 'node-1', { baseUrl: 'https://eu.api.example.test', apiKey: KEY }));
-		expect([withSlash.owns(first), otherKey.owns(first), otherHost.owns(first)]).toEqual([true, false, false]);
-	});
-
-	it('owns no damaged fingerprint', async () => {
-		const account = await currentAccount.call(contextOf({}));
-		const [salt, mac] = account.fingerprint().split('.');
-		expect([account.owns(mac), account.owns(`.${mac}`), account.owns(`${salt}.`), account.owns('')]).toEqual([false, false, false, false]);
-	});
-});
-
 describe('a module that still serves', () => {
 	it('has the same Timeout, Retry Limit and account', () => {
 		const registered = record('s');
-		expect(serves(registered, { timeout: 30, retryLimit: 3 }, accountA)).toBe(true);
-		expect(serves(registered, { timeout: 90, retryLimit: 3 }, accountA)).toBe(false);
-		expect(serves(registered, { timeout: 30, retryLimit: 5 }, accountA)).toBe(false);
-		expect(serves(record('s', { account: 'salt.b' }), { timeout: 30, retryLimit: 3 }, accountA)).toBe(false);
-		expect(serves(undefined, { timeout: 30, retryLimit: 3 }, accountA)).toBe(false);
+		expect(serves(registered, { timeout: 30, retryLimit: 3 }, 'account-a')).toBe(true);
+		expect(serves(registered, { timeout: 90, retryLimit: 3 }, 'account-a')).toBe(false);
+		expect(serves(registered, { timeout: 30, retryLimit: 5 }, 'account-a')).toBe(false);
+		expect(serves(record('s', { account: 'account-b' }), { timeout: 30, retryLimit: 3 }, 'account-a')).toBe(false);
+		expect(serves(undefined, { timeout: 30, retryLimit: 3 }, 'account-a')).toBe(false);
+	});
+
+	it('is judged by its settings alone when the credential cannot be read (n8n 1.x then leaves the webhook unregistered if checkExists throws)', () => {
+		expect(serves(record('s', { account: 'account-b' }), { timeout: 30, retryLimit: 3 }, undefined)).toBe(true);
+		expect(serves(record('s'), { timeout: 90, retryLimit: 3 }, undefined)).toBe(false);
 	});
 
 	it('is the newest registered for the URL and event', () => {
@@ -136,63 +116,170 @@ describe('a presented secret', () => {
 	});
 });
 
-describe('a delivery through a module, judged by what is true now', () => {
-	const sender = record('sender');
+describe('a delivery through a module, judged by the records and the clock (the rule of docs/trigger.md, "After you change something")', () => {
+	const module = record('module');
+	/** (Retry Limit 3 + 1) × Timeout 30 s and a minute: the module's own retry window. */
+	const WINDOW = 4 * 30_000 + 60_000;
+	const REPUBLISH = 'publish the workflow again (on n8n 2.x unpublish, then publish; on n8n 1.x deactivate, then activate)';
 
-	it('runs when the module is the current one for this URL and account', () => {
-		expect(judgeDelivery(recordsOf(sender), sender, accountA, URL)).toEqual({ accepted: true });
+	/** The verdict, and whether the credential was read for it; null for a test delivery's URL, or a credential that cannot be read. */
+	async function judge(records: ModuleRecords, through: ModuleRecord, { productionUrl = URL as string | null, now = 2_000, account = 'account-a' as string | null } = {}) {
+		const read = jest.fn(async () => account ?? undefined);
+		const circumstances: DeliveryCircumstances = { productionUrl: productionUrl ?? undefined, now, account: read };
+		return { verdict: await judgeDelivery(records, through, circumstances), credentialRead: read.mock.calls.length > 0 };
+	}
+	const refusal = (replacing: ModuleRecord, where = '', tail = '') =>
+		`refused a delivery through webhook module module-module (call.ended): module ${replacing.moduleId} replaced it${where} on ${new Date(replacing.registeredAt).toISOString()}, and its retries have ended.${tail}`;
+
+	it('through the current module runs without reading the credential', async () => {
+		expect(await judge(recordsOf(module), module)).toEqual({ verdict: { accepted: true }, credentialRead: false });
 	});
 
-	it('is refused when the module was registered at another account, whatever else holds', () => {
-		const verdict = judgeDelivery(recordsOf(sender), sender, { ...accountA, owns: () => false }, URL);
-		expect(verdict).toEqual({
-			accepted: false,
-			reason: "refused a delivery through webhook module module-sender (call.ended): it was registered with another account than the credential's now. To register at the current account, publish the workflow again (unpublish, then publish; on n8n 1.x deactivate, then activate); the service keeps the old module, which the provider can remove by its id.",
+	it('through the current module runs without reading the credential after a key rotated or the credential edited, not published (its warning is logged apart)', async () => {
+		expect(await judge(recordsOf(module), module, { account: 'account-b' })).toEqual({ verdict: { accepted: true }, credentialRead: false });
+		expect(await judge(recordsOf(module), module, { account: null })).toEqual({ verdict: { accepted: true }, credentialRead: false });
+	});
+
+	describe.each([
+		['another account (a key rotated, or another company), published', 'account-b'],
+		['Timeout or Retry Limit changed, published', 'account-a'],
+	])('replaced by a later module for its URL: %s', (_label, laterAccount) => {
+		const later = record('later', { registeredAt: 10_000, timeout: 90, account: laterAccount });
+		const records = recordsOf(module, later);
+
+		it("runs for its own retry window from the later module's registration, without reading the credential", async () => {
+			expect(await judge(records, module, { now: 10_000 + WINDOW - 1 })).toEqual({ verdict: { accepted: true }, credentialRead: false });
+		});
+
+		it('is refused once that window has passed, naming the module that replaced it', async () => {
+			expect(await judge(records, module, { now: 10_000 + WINDOW, account: laterAccount })).toEqual({
+				verdict: { accepted: false, reason: refusal(later) },
+				credentialRead: true,
+			});
+		});
+
+		it('leaves the later module running', async () => {
+			expect(await judge(records, later, { now: 10_000_000, account: laterAccount })).toEqual({ verdict: { accepted: true }, credentialRead: false });
 		});
 	});
 
-	it('through an earlier URL\'s module runs, with advice to publish again, until a module of this account exists for the current URL', () => {
-		const otherAccounts = record('other account', { url: NEW_URL, account: 'salt.b', registeredAt: 2_000 });
-		const otherEvent = record('other event', { url: NEW_URL, event: 'call.started', registeredAt: 2_000 });
-		expect(judgeDelivery(recordsOf(sender, otherAccounts, otherEvent), sender, accountA, NEW_URL)).toEqual({
-			accepted: true,
-			advice: `accepted a delivery through webhook module module-sender (call.ended), registered for the earlier webhook URL ${URL}: publish the workflow again (unpublish, then publish; on n8n 1.x deactivate, then activate) to register a module for the current webhook URL ${NEW_URL}.`,
-		});
-		const successor = record('successor', { url: NEW_URL, registeredAt: 2_000 });
-		expect(judgeDelivery(recordsOf(sender, successor), sender, accountA, NEW_URL)).toEqual({
-			accepted: false,
-			reason: `refused a delivery through webhook module module-sender (call.ended): it was registered for the earlier webhook URL ${URL}; module module-successor delivers to ${NEW_URL}.`,
+	it("runs past its window when the credential was edited back to its account, which owns none of the later modules (key A, B published, A again)", async () => {
+		const later = record('later', { registeredAt: 10_000, account: 'account-b' });
+		expect(await judge(recordsOf(module, later), module, { now: 10_000_000, account: 'account-a' })).toEqual({ verdict: { accepted: true }, credentialRead: true });
+	});
+
+	it('is refused past its window when the account owns a later module too: a later credential change never brings a replaced module back', async () => {
+		const timeoutChanged = record('timeout changed', { registeredAt: 10_000, timeout: 90 });
+		const records = recordsOf(module, timeoutChanged);
+		expect((await judge(records, module, { now: 10_000 + WINDOW, account: 'account-a' })).verdict).toEqual({ accepted: false, reason: refusal(timeoutChanged) });
+		// Timeout changed and published, then the key rotated without publishing: only the newer module runs.
+		expect((await judge(records, module, { now: 10_000 + WINDOW, account: 'account-b' })).verdict).toEqual({ accepted: false, reason: refusal(timeoutChanged) });
+		expect((await judge(records, timeoutChanged, { now: 10_000 + WINDOW, account: 'account-b' })).verdict).toEqual({ accepted: true });
+	});
+
+	it('is refused past its window when the credential cannot be read (deleted, not decryptable): the rule without its exception', async () => {
+		const later = record('later', { registeredAt: 10_000, account: 'account-b' });
+		expect(await judge(recordsOf(module, later), module, { now: 10_000 + WINDOW, account: null })).toEqual({
+			verdict: { accepted: false, reason: refusal(later, '', " The credential could not be read, so whether it still reaches this module's account was not checked.") },
+			credentialRead: true,
 		});
 	});
 
-	it('without a URL to judge by (a test delivery) is judged by account and replacement only', () => {
-		const successor = record('successor', { url: NEW_URL, registeredAt: 2_000 });
-		expect(judgeDelivery(recordsOf(sender, successor), sender, accountA, undefined)).toEqual({ accepted: true });
+	it('counts its window by its own Retry Limit and Timeout, from the later of the two registrations', async () => {
+		const slow = record('slow', { timeout: 300, retryLimit: 1, registeredAt: 1_000 });
+		const later = record('later', { registeredAt: 10_000 });
+		const slowWindow = 2 * 300_000 + 60_000;
+		expect((await judge(recordsOf(slow, later), slow, { now: 10_000 + slowWindow - 1 })).verdict).toEqual({ accepted: true });
+		expect((await judge(recordsOf(slow, later), slow, { now: 10_000 + slowWindow })).verdict.accepted).toBe(false);
 	});
 
-	it('through a replaced module runs for its own retry window, (Retry Limit + 1) × Timeout and a minute after its successor came, then is refused', () => {
-		const successor = record('successor', { registeredAt: 10_000, timeout: 90 });
-		const later = record('later', { registeredAt: 50_000 });
-		const records = recordsOf(sender, successor, later);
-		const windowEnd = 10_000 + 4 * 30_000 + 60_000;
-		expect(judgeDelivery(records, sender, accountA, URL, windowEnd - 1)).toEqual({ accepted: true });
-		expect(judgeDelivery(records, sender, accountA, URL, windowEnd)).toEqual({
-			accepted: false,
-			reason: `refused a delivery through webhook module module-sender (call.ended): module module-successor replaced it on ${new Date(10_000).toISOString()} (Timeout or Retry Limit changed), and its retries have ended.`,
-		});
-		expect(judgeDelivery(records, later, accountA, URL, windowEnd)).toEqual({ accepted: true });
-	});
-
-	it('through a module with a later module for another event at the same URL is not replaced by it', () => {
+	it('is not replaced by a later module for another event', async () => {
 		const otherEvent = record('other event', { event: 'call.started', registeredAt: 10_000 });
-		expect(judgeDelivery(recordsOf(sender, otherEvent), sender, accountA, URL, 10_000_000)).toEqual({ accepted: true });
+		expect((await judge(recordsOf(module, otherEvent), module, { now: 10_000_000 })).verdict).toEqual({ accepted: true });
 	});
 
-	it('names a module whose id the service did not return as such', () => {
-		const withoutId = { ...sender };
+	describe("for an earlier webhook URL (n8n's URL changed)", () => {
+		it('runs, advising once to publish again, while no module exists for the current URL', async () => {
+			const otherEvent = record('other event', { url: NEW_URL, event: 'call.started', registeredAt: 2_000 });
+			expect(await judge(recordsOf(module, otherEvent), module, { productionUrl: NEW_URL, now: 10_000_000 })).toEqual({
+				verdict: {
+					accepted: true,
+					advice: `accepted a delivery through webhook module module-module (call.ended), registered for the earlier webhook URL ${URL}: ${REPUBLISH} to register a module for the current webhook URL ${NEW_URL}.`,
+				},
+				credentialRead: false,
+			});
+		});
+
+		it("runs for its window once a module exists for the current URL, then is refused, naming that URL", async () => {
+			const current = record('current', { url: NEW_URL, registeredAt: 10_000 });
+			const records = recordsOf(module, current);
+			expect((await judge(records, module, { productionUrl: NEW_URL, now: 10_000 + WINDOW - 1 })).verdict).toEqual({ accepted: true });
+			expect((await judge(records, module, { productionUrl: NEW_URL, now: 10_000 + WINDOW })).verdict).toEqual({ accepted: false, reason: refusal(current, ` for the webhook URL ${NEW_URL}`) });
+		});
+
+		it("is refused when n8n's URL went back to one whose module is older, from its own registration's window on", async () => {
+			const back = record('module', { url: NEW_URL, registeredAt: 5_000 });
+			const older = record('older', { registeredAt: 1_000 });
+			expect((await judge(recordsOf(older, back), back, { productionUrl: URL, now: 5_000 + WINDOW - 1 })).verdict).toEqual({ accepted: true });
+			expect((await judge(recordsOf(older, back), back, { productionUrl: URL, now: 5_000 + WINDOW })).verdict.accepted).toBe(false);
+		});
+	});
+
+	it("through a test listen's module (no production URL given) is judged against its own URL only: a publish never silences a later listen", async () => {
+		const TEST_URL = URL.replace('/webhook/', '/webhook-test/');
+		const listened = record('module', { url: TEST_URL, listen: true });
+		const published = record('published', { registeredAt: 10_000 });
+		expect((await judge(recordsOf(listened, published), listened, { productionUrl: null, now: 10_000_000 })).verdict).toEqual({ accepted: true });
+		const listenedAgain = record('listened again', { url: TEST_URL, listen: true, registeredAt: 20_000, account: 'account-b' });
+		expect((await judge(recordsOf(listened, published, listenedAgain), listened, { productionUrl: null, now: 20_000 + WINDOW, account: 'account-b' })).verdict).toEqual({
+			accepted: false,
+			reason: refusal(listenedAgain),
+		});
+	});
+
+	it('names a module whose id the service did not return as such', async () => {
+		const withoutId = { ...module };
 		delete withoutId.moduleId;
-		const verdict = judgeDelivery(recordsOf(withoutId), withoutId, { ...accountA, owns: () => false }, URL);
+		const later = record('later', { registeredAt: 10_000, account: 'account-b' });
+		const { verdict } = await judge(recordsOf(withoutId, later), withoutId, { now: 10_000_000, account: 'account-b' });
 		expect(verdict.accepted === false && verdict.reason).toMatch(/^refused a delivery through webhook module \(id not returned\) \(call\.ended\)/);
+	});
+});
+
+describe('the bound of 100 records per trigger', () => {
+	const TEST_URL = URL.replace('/webhook/', '/webhook-test/');
+	const NOW = 100_000_000;
+
+	it.each([
+		['one account', () => 'account-a'],
+		['an account each, so that each serves too', (index: number) => `listen-account-${index}`],
+	])('keeps 11 production modules that still serve when 90 test listens follow them (%s): test modules go first', (_label, accountOf) => {
+		const production = Array.from({ length: 11 }, (_, index) => record(`production-${index}`, { event: `event-${index}`, registeredAt: 1_000 + index }));
+		const listens = Array.from({ length: 90 }, (_, index) => record(`listen-${index}`, { url: TEST_URL, listen: true, account: accountOf(index), registeredAt: 2_000 + index }));
+		const kept = withinBound([...production, ...listens], NOW);
+		expect(kept).toHaveLength(100);
+		expect(kept.slice(0, 11)).toEqual(production);
+		expect(kept).not.toContainEqual(listens[0]);
+		expect(kept).toContainEqual(listens[89]);
+	});
+
+	it('drops modules replaced for good before an older one that still serves its account', () => {
+		const serving = record('serving', { event: 'call.started', registeredAt: 500 });
+		const replaced = Array.from({ length: 100 }, (_, index) => record(`replaced-${index}`, { registeredAt: 1_000 + index }));
+		const kept = withinBound([serving, ...replaced], NOW);
+		expect(kept).toHaveLength(100);
+		expect(kept[0]).toEqual(serving);
+		expect(kept).not.toContainEqual(replaced[0]);
+	});
+
+	it('keeps the newest module of each event, URL and account, and otherwise drops the oldest first', () => {
+		const accounts = Array.from({ length: 101 }, (_, index) => record(`account-${index}`, { account: `account-${index}`, registeredAt: 1_000 + index }));
+		expect(withinBound(accounts, 2_000)).toEqual(accounts.slice(1));
+	});
+
+	it('leaves 100 records or fewer as they are', () => {
+		const hundred = Array.from({ length: 100 }, (_, index) => record(`r-${index}`, { url: TEST_URL, listen: true, registeredAt: index }));
+		expect(withinBound(hundred, NOW)).toBe(hundred);
 	});
 });
 
@@ -259,16 +346,25 @@ describe('static data', () => {
 		expect(currentModule(records, URL, 'call.ended')?.verifier).toBe(otherLater.verifier);
 	});
 
-	it("that a trigger in use read stays known to it after 10,000 other triggers read theirs: the bound drops the trigger read longest ago", () => {
+	it("that a trigger in use read at its activations stays known to it after 10,000 other triggers read theirs: the bound drops the trigger read longest ago", () => {
 		const trigger = 'workflow-in-use:node-1';
 		const inUse = record('in use');
-		const readStored = (name: string) => currentModuleRecords.call(contextOf(staticDataHolding(inUse)), name);
-		readStored(trigger);
-		for (let other = 0; other < 9_999; other++) readStored(`workflow-deleted-${other}:node-1`);
-		readStored(trigger);
-		readStored('workflow-deleted-last:node-1');
+		const activate = (name: string) => syncModuleRecords.call(contextOf(staticDataHolding(inUse)), name);
+		activate(trigger);
+		for (let other = 0; other < 9_999; other++) activate(`workflow-deleted-${other}:node-1`);
+		activate(trigger);
+		activate('workflow-deleted-last:node-1');
 		expect(currentModuleRecords.call(contextOf({}), trigger)).toEqual(recordsOf(inUse));
 		expect(currentModuleRecords.call(contextOf({}), 'workflow-deleted-0:node-1')).toEqual({});
+	});
+
+	it('a delivery writes into the process\'s records only when stored static data holds a record it has not seen', () => {
+		const trigger = 'workflow-delivery-reads:node-1';
+		const first = record('first');
+		const known = currentModuleRecords.call(contextOf(staticDataHolding(first)), trigger);
+		expect(currentModuleRecords.call(contextOf(staticDataHolding(first)), trigger)).toBe(known);
+		const second = record('second', { registeredAt: 2_000 });
+		expect(currentModuleRecords.call(contextOf(staticDataHolding(first, second)), trigger)).toEqual(recordsOf(first, second));
 	});
 
 	it('keeps the newest 100 records of a trigger, oldest gone first', () => {

@@ -1,6 +1,6 @@
-import { createHmac } from 'node:crypto';
+import { scryptSync } from 'node:crypto';
 
-import { credentialAccount, credentialBaseUrl } from '../../../../nodes/shared/transport/request';
+import { FINGERPRINT_SCRYPT, accountFingerprint, canonicalBaseUrl, credentialBaseUrl } from '../../../../nodes/shared/transport/request';
 import { executeContextFor, runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
 import { DEMO, sendJson, startScriptedServer, useSimulator } from '../../../helpers/kit.ts';
 import { getContact, getCampaign, addContact } from '../../../helpers/actionParameters.ts';
@@ -86,13 +86,14 @@ describe('credentialBaseUrl', () => {
 	});
 });
 
-describe('credentialAccount', () => {
+describe('accountFingerprint', () => {
 	const fingerprintOf = async (credentials: { baseUrl: string; apiKey?: string }, salt = 'salt-1') =>
-		(await credentialAccount(executeContextFor({ credentials: credentials as never, parameters: getCampaign() }).context))(salt);
+		await accountFingerprint(executeContextFor({ credentials: credentials as never, parameters: getCampaign() }).context, salt);
+	const scryptOf = (text: string, salt = 'salt-1') => scryptSync(text, salt, 32, FINGERPRINT_SCRYPT).toString('base64url');
 
-	it('is the HMAC-SHA256 of the Base URL as requests use it and the key, keyed by the salt, in base64url', async () => {
-		const expected = createHmac('sha256', 'salt-1').update(`https://api.example.com\n${DEMO.apiKey}`).digest('base64url');
-		await expect(fingerprintOf({ baseUrl: ' https://api.example.com// ', apiKey: DEMO.apiKey })).resolves.toBe(expected);
+	it('is scrypt (N 2^15, r 8, p 1: 32 MiB a guess) of the canonical Base URL and the key under the salt, in base64url', async () => {
+		expect(FINGERPRINT_SCRYPT).toEqual({ N: 32_768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+		await expect(fingerprintOf({ baseUrl: ' https://api.example.com// ', apiKey: DEMO.apiKey })).resolves.toBe(scryptOf(`https://api.example.com\n${DEMO.apiKey}`));
 	});
 
 	it('tells another key, another Base URL and another salt apart, and never holds the key', async () => {
@@ -100,14 +101,34 @@ describe('credentialAccount', () => {
 		const others = await Promise.all([
 			fingerprintOf({ baseUrl: 'https://api.example.com', apiKey: `${DEMO.apiKey}x` }),
 			fingerprintOf({ baseUrl: 'https://other.example.com', apiKey: DEMO.apiKey }),
+			fingerprintOf({ baseUrl: 'https://api.example.com/v2', apiKey: DEMO.apiKey }),
 			fingerprintOf({ baseUrl: 'https://api.example.com', apiKey: DEMO.apiKey }, 'salt-2'),
 		]);
-		expect(new Set([one, ...others]).size).toBe(4);
+		expect(new Set([one, ...others]).size).toBe(5);
 		expect(one).not.toContain(DEMO.apiKey);
 	});
 
+	it('is the same for a Base URL written otherwise: scheme and host case, the default port, trailing slashes', async () => {
+		const one = await fingerprintOf({ baseUrl: 'https://api.example.com', apiKey: DEMO.apiKey });
+		for (const written of ['HTTPS://api.example.com', 'https://API.Example.com/', 'https://api.example.com:443', ' https://api.example.com:443// ']) {
+			await expect(fingerprintOf({ baseUrl: written, apiKey: DEMO.apiKey })).resolves.toBe(one);
+		}
+		await expect(fingerprintOf({ baseUrl: 'https://api.example.com:8443', apiKey: DEMO.apiKey })).resolves.not.toBe(one);
+		await expect(fingerprintOf({ baseUrl: 'http://api.example.com', apiKey: DEMO.apiKey })).resolves.not.toBe(one);
+	});
+
 	it('reads a missing key as an empty one', async () => {
-		const expected = createHmac('sha256', 'salt-1').update('https://api.example.com\n').digest('base64url');
-		await expect(fingerprintOf({ baseUrl: 'https://api.example.com' })).resolves.toBe(expected);
+		await expect(fingerprintOf({ baseUrl: 'https://api.example.com' })).resolves.toBe(scryptOf('https://api.example.com\n'));
+	});
+});
+
+describe('canonicalBaseUrl', () => {
+	it.each([
+		['HTTPS://API.example.com:443/', 'https://api.example.com'],
+		['http://api.example.com:80/v1//', 'http://api.example.com/v1'],
+		['https://api.example.com/V1', 'https://api.example.com/V1'],
+		[' not a url/ ', 'not a url'],
+	])('writes %p as %p', (raw, canonical) => {
+		expect(canonicalBaseUrl(raw)).toBe(canonical);
 	});
 });
