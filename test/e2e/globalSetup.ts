@@ -7,5 +7,5 @@ import { CHROMIUM_NEED } from './harness/system.ts';
 export default async function globalSetup(): Promise<void> {
 	// Every process group the tests start is recorded under this run, for globalTeardown.
 	beginRun();
-	await prepare({ n8n: e2eVersions(), sqlite3: true, debian: [CHROMIUM_NEED], registry: true });
+	await prepare({ n8n: e2eVersions(), sqlite3: true, debian: [CHROMIUM_NEED], registry: true, reverseProxy: true });
 }

@@ -9,7 +9,7 @@ import { QUEUE_NEEDS } from './harness/queue.ts';
 import { e2eVersions } from './harness/runtime.ts';
 
 try {
-	await prepare({ n8n: e2eVersions(), sqlite3: true, debian: [...QUEUE_NEEDS, CHROMIUM_NEED], registry: true });
+	await prepare({ n8n: e2eVersions(), sqlite3: true, debian: [...QUEUE_NEEDS, CHROMIUM_NEED], registry: true, reverseProxy: true });
 } catch (error) {
 	process.stderr.write(`${(error as Error).message}\n`);
 	process.exitCode = 1;

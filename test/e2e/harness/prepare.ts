@@ -8,6 +8,7 @@ import { log, sweepOrphans } from './process.ts';
 import { ensureRegistryInstall } from './registry.ts';
 import { ensureRuntime, ensureSqlite3Build, hasWorkingSqlite3 } from './runtime.ts';
 import type { N8nVersion } from './runtime.ts';
+import { ensureReverseProxyPackages } from './reverseProxy.ts';
 import { ensureDebianPackages } from './system.ts';
 import type { DebianNeed } from './system.ts';
 
@@ -18,6 +19,8 @@ export interface Needs {
 	debian: DebianNeed[];
 	/** Whether the suite needs the local npm registry (verdaccio) the Community Nodes install tests publish to. */
 	registry?: boolean;
+	/** Whether the suite needs Debian's nginx, caddy and docker-compose (reverse-proxy.e2e.test.ts), installed after `debian`. */
+	reverseProxy?: boolean;
 }
 
 export async function prepare(needs: Needs): Promise<void> {
@@ -34,7 +37,10 @@ export async function prepare(needs: Needs): Promise<void> {
 		if (!needs.sqlite3) return;
 		for (const version of needs.n8n) if (!hasWorkingSqlite3(version)) await ensureSqlite3Build(version);
 	})();
-	const debianPackages = ensureDebianPackages(needs.debian);
+	// One apt-get after the other: the second would only wait for the first one's lock.
+	const debianPackages = ensureDebianPackages(needs.debian).then(async () => {
+		if (needs.reverseProxy) await ensureReverseProxyPackages();
+	});
 	const results = await Promise.allSettled([n8nInstalls, sqlite3Builds, debianPackages]);
 	const failures = results.flatMap((result) => (result.status === 'rejected' ? [(result.reason as Error).message] : []));
 	if (failures.length > 0) {
