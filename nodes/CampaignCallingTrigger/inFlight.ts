@@ -6,7 +6,7 @@ import { ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } from './keyCache';
 
 /*
  * The in-flight tie: events handed to n8n whose delivery is not answered yet, and the retries that wait
- * for that answer instead of starting an execution (docs/trigger.md, "When n8n's queue is full").
+ * for that answer instead of starting an execution (docs/trigger-reference.md, "When n8n's queue is full, in detail").
  */
 
 /** The Timeout (seconds) and Retry Limit of the module a delivery came through. */

@@ -1,6 +1,6 @@
 /*
  * Ignore Repeats' key cache: keys an execution here recorded as new and answered 2xx, so that a delivery
- * made only of these is answered without an execution (docs/trigger.md, "What a repeat costs").
+ * made only of these is answered without an execution (docs/trigger-reference.md, "Ignoring repeated deliveries in detail").
  */
 
 /** Half the keys n8n's store keeps per trigger (REMEMBERED_KEYS): the store forgets a trigger's oldest keys first. */

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => simulator.close());
 
-/** How long an in-flight record outlives the sender's window (docs/trigger.md, "When n8n's queue is full"). */
+/** How long an in-flight record outlives the sender's window (docs/trigger-reference.md, "When n8n's queue is full, in detail"). */
 const IN_FLIGHT_MARGIN_MS = 60_000;
 
 /** The answer an in-flight event's retry would wait for, if the event is in flight. */

@@ -18,7 +18,7 @@ function fillWithOneKeyTriggers(count: number, name = 'one-key'): void {
 	for (let trigger = 0; trigger < count; trigger++) cacheRecordedKeys(`${name}-workflow-${trigger}:node`, ['k']);
 }
 
-/** The cache's bounds, as docs/trigger.md states them ("What a repeat costs"). */
+/** The cache's bounds, as docs/trigger-reference.md states them ("Ignoring repeated deliveries in detail"). */
 const CACHED_KEYS_PER_TRIGGER = 5_000;
 const MAX_CACHED_KEYS = 50_000;
 const CACHED_KEY_LIFETIME_MS = 10 * 60_000;

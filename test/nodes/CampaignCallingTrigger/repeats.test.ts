@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => simulator.close());
 
-/** How long this process caches a recorded key (docs/trigger.md, "What a repeat costs"). */
+/** How long this process caches a recorded key (docs/trigger-reference.md, "Ignoring repeated deliveries in detail"). */
 const CACHED_KEY_LIFETIME_MS = 10 * 60_000;
 
 const credentials = () => ({ baseUrl: simulator.url, apiKey: DEMO.apiKey });
