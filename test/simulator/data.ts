@@ -9,6 +9,8 @@ export const DEMO = {
 	userId: 'a0000000-0000-4000-8000-0000000000e1',
 	/** user API key of the demo company: accepted by every endpoint */
 	apiKey: 'demo-api-key-0123456789abcdef',
+	/** a second user API key of the demo company, as after a key rotation: the same company's records */
+	rotatedApiKey: 'demo-api-key-rotated-9876543210',
 	/** session token (JWT) of the demo user: accepted everywhere except Add Contacts */
 	jwt: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhMDAwMDAwMC0wMDAwLTQwMDAtODAwMC0wMDAwMDAwMDAwZTEiLCJjb21wYW55X2lkIjoiYTAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDAwMDAxIiwiaWF0IjoxNzY3MjI1NjAwfQ.X7vBbrjJ13IE-x5a4YbVEOrgbyKsUa4uA6U0yF2Nk08',
 	workspaceId: 'default',
@@ -60,6 +62,7 @@ export function seedState(state: SimulatorState): void {
 	state.companies.set(DEMO.companyId, { id: DEMO.companyId, name: 'Sunrise Realty' });
 	state.companies.set(DEMO.otherCompanyId, { id: DEMO.otherCompanyId, name: 'Harbor Insurance' });
 	state.credentials.set(DEMO.apiKey, { companyId: DEMO.companyId, kind: 'api-key' });
+	state.credentials.set(DEMO.rotatedApiKey, { companyId: DEMO.companyId, kind: 'api-key' });
 	state.credentials.set(DEMO.jwt, { companyId: DEMO.companyId, kind: 'jwt' });
 	state.credentials.set(DEMO.otherApiKey, { companyId: DEMO.otherCompanyId, kind: 'api-key' });
 
