@@ -23,6 +23,11 @@ export const PARTS = {
 		mutate: ['nodes/CampaignCallingTrigger/**/*.ts'],
 		tests: ['test/nodes/CampaignCallingTrigger'],
 	},
+	// The delivery rule and the account read alone (issue 61): a quicker run than the whole trigger's 2.5 h.
+	triggerRule: {
+		mutate: ['nodes/CampaignCallingTrigger/registrations.ts', 'nodes/CampaignCallingTrigger/account.ts'],
+		tests: ['test/nodes/CampaignCallingTrigger'],
+	},
 	transport: {
 		mutate: ['nodes/shared/transport/**/*.ts'],
 		tests: ['test/nodes/shared/transport', 'test/credentials'],
