@@ -17,7 +17,8 @@ import { modulesExist, registerModules, reportModulesKept } from './activation';
 import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
 import { deliveryParameters } from './parameters';
-import { acceptedModule } from './registrations';
+import { acceptedModule, keepRecordsInExecution, wholeRecords } from './registrations';
+import type { ModuleRecords } from './registrations';
 import { REMEMBERED_KEYS, findRepeats, keyedEvents } from './repeats';
 import type { KeyedEvent } from './repeats';
 
@@ -28,12 +29,19 @@ interface Handover {
 	repeats?: number;
 	/** The event's repeat key, when Ignore Repeats is on and the event has one. */
 	key?: string;
+	/** On the first item: the module records the delivery was judged by, for the execution's copy of static data. */
+	modules?: ModuleRecords;
 }
 
 function readHandover(json: IDataObject): Handover | undefined {
-	const { received, repeats, key } = (json[HANDOVER_FIELD] ?? {}) as IDataObject;
+	const { received, repeats, key, modules } = (json[HANDOVER_FIELD] ?? {}) as IDataObject;
 	if (typeof received !== 'number') return undefined;
-	return { received, repeats: typeof repeats === 'number' ? repeats : undefined, key: typeof key === 'string' ? key : undefined };
+	return {
+		received,
+		repeats: typeof repeats === 'number' ? repeats : undefined,
+		key: typeof key === 'string' ? key : undefined,
+		modules: modules === undefined ? undefined : wholeRecords(modules),
+	};
 }
 
 function refuse(response: ReturnType<IWebhookFunctions['getResponseObject']>, statusCode: number, message: string): IWebhookResponseData {
@@ -47,11 +55,12 @@ function acknowledgement(received: number, accepted: number, repeats: number | u
 
 /** The items webhook() hands to n8n, each carrying what execute() needs to answer the delivery. */
 function handoverItems(events: KeyedEvent[], headers: IDataObject | undefined, delivery: Handover): INodeExecutionData[] {
-	return events.map(({ entry, eventType, key }) => {
+	return events.map(({ entry, eventType, key }, index) => {
 		const json: IDataObject = { ...entry, event_type: eventType };
 		// The event's own fields come first: an event with a field of that name keeps it, without the headers.
 		if (headers && !Object.prototype.hasOwnProperty.call(entry, 'headers')) json.headers = headers;
-		json[HANDOVER_FIELD] = { ...delivery, ...(key !== undefined ? { key } : {}) };
+		const { modules, ...perItem } = delivery;
+		json[HANDOVER_FIELD] = { ...perItem, ...(key !== undefined ? { key } : {}), ...(index === 0 ? { modules } : {}) } as IDataObject;
 		return { json };
 	});
 }
@@ -166,19 +175,19 @@ export class CampaignCallingTrigger implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const [request, response] = [this.getRequestObject(), this.getResponseObject()];
 		const triggerKey = thisTriggerKey.call(this);
-		const module = await acceptedModule.call(this, triggerKey);
-		if (module === undefined) return refuse(response, 401, 'Unauthorized');
+		const accepted = await acceptedModule.call(this, triggerKey);
+		if (accepted === undefined) return refuse(response, 401, 'Unauthorized');
 		const delivery = parseDelivery(request);
 		if (!delivery.ok) return refuse(response, delivery.statusCode, delivery.message);
 		const { events, keyPath, includeHeaders } = deliveryParameters.call(this);
 		const selected = keyedEvents(delivery.entries, request, events, keyPath);
-		const claim = await claimEvents(triggerKey, selected.map(({ key }) => key), response, module);
+		const claim = await claimEvents(triggerKey, selected.map(({ key }) => key), response, accepted.module);
 		if (claim === HUNG_UP) return { noWebhookResponse: true };
 		const toRun = selected.filter((_, index) => claim[index]);
 		const repeats = keyPath ? selected.length - toRun.length : undefined;
 		if (toRun.length === 0) return { webhookResponse: acknowledgement(delivery.entries.length, 0, repeats) };
 		const headers = includeHeaders ? withoutSecret(request.headers) : undefined;
-		return { workflowData: [handoverItems(toRun, headers, { received: delivery.entries.length, repeats })] };
+		return { workflowData: [handoverItems(toRun, headers, { received: delivery.entries.length, repeats, modules: accepted.records })] };
 	}
 
 	/** Runs as the execution's first node: records the events, drops the repeats, then answers the delivery. */
@@ -195,6 +204,7 @@ export class CampaignCallingTrigger implements INodeType {
 		});
 		// Pinned data and manual runs carry no handover: no sender waits for an answer.
 		const [handover] = handovers;
+		if (handover?.modules !== undefined) keepRecordsInExecution.call(this, handover.modules);
 		if (handover !== undefined) {
 			const repeated = handover.repeats === undefined ? undefined : handover.repeats + isRepeat.filter(Boolean).length;
 			this.sendResponse({ body: acknowledgement(handover.received, fresh.length, repeated), headers: {}, statusCode: 200 });

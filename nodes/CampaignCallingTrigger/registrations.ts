@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'crypto';
-import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { recentAccount } from './account';
 import { BoundedMap } from './boundedMap';
@@ -46,7 +46,7 @@ export function secretVerifier(secret: string): string {
 }
 
 /** The records sit in global static data under the node's id: node static data goes by name, which a rename changes. */
-function storeKey(this: IHookFunctions | IWebhookFunctions): string {
+function storeKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
 	return `campaignCallingTrigger:${this.getNode().id}`;
 }
 
@@ -128,10 +128,11 @@ export async function judgeDelivery(records: ModuleRecords, module: ModuleRecord
 }
 
 /**
- * The module whose secret the delivery carries, when a delivery through it is accepted now (judgeDelivery); a
- * refusal, advice about an earlier URL, a credential that reaches another account or none, each logged once.
+ * The module whose secret the delivery carries, when a delivery through it is accepted now (judgeDelivery), and the
+ * records it was judged by; a refusal, advice about an earlier URL, a credential that reaches another account or
+ * none, each logged once.
  */
-export async function acceptedModule(this: IWebhookFunctions, triggerKey: string): Promise<ModuleRecord | undefined> {
+export async function acceptedModule(this: IWebhookFunctions, triggerKey: string): Promise<{ module: ModuleRecord; records: ModuleRecords } | undefined> {
 	const records = currentModuleRecords.call(this, triggerKey);
 	const presented = this.getRequestObject().headers[SECRET_HEADER];
 	const module = typeof presented === 'string' ? moduleWithSecret(records, presented) : undefined;
@@ -148,7 +149,7 @@ export async function acceptedModule(this: IWebhookFunctions, triggerKey: string
 	if (verdict.advice) noticeOnce.call(this, 'warn', `${triggerKey}\nearlier URL\n${productionUrl}`, verdict.advice);
 	// Off the answer's path: the delivery runs whatever the credential says now.
 	void warnOfCredentialChange.call(this, triggerKey, module);
-	return module;
+	return { module, records };
 }
 
 /** Logs, once, a credential that no longer reaches the module's account or cannot be read: a publish would register anew. */
@@ -232,10 +233,14 @@ export function withinBound(records: ModuleRecord[], now: number): ModuleRecord[
 }
 
 /** The records of stored static data that are whole: static data is the user's workflow, edited, imported or damaged. */
-function storedModuleRecords(this: IHookFunctions | IWebhookFunctions): ModuleRecords {
-	const stored = (this.getWorkflowStaticData('global')[storeKey.call(this)] as IDataObject | undefined)?.modules;
+function storedModuleRecords(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): ModuleRecords {
+	return wholeRecords((this.getWorkflowStaticData('global')[storeKey.call(this)] as IDataObject | undefined)?.modules);
+}
+
+/** The well-formed module records among `values` (an object or a list of them), by verifier. */
+export function wholeRecords(values: unknown): ModuleRecords {
 	const records: ModuleRecords = {};
-	for (const record of Object.values(stored ?? {})) {
+	for (const record of Object.values(typeof values === 'object' && values !== null ? values : {})) {
 		const { url, event, verifier, timeout, retryLimit, account, registeredAt, moduleId, listen } = (record ?? {}) as Partial<Record<keyof ModuleRecord, unknown>>;
 		const texts = [url, event, verifier, account];
 		if (!texts.every((text) => typeof text === 'string' && text !== '') || ![timeout, retryLimit, registeredAt].every((number) => typeof number === 'number')) continue;
@@ -246,4 +251,22 @@ function storedModuleRecords(this: IHookFunctions | IWebhookFunctions): ModuleRe
 		};
 	}
 	return records;
+}
+
+/**
+ * Puts the records a delivery was judged by into its execution's copy of static data, without marking the copy
+ * changed (a property defined on n8n's observable object is not seen as a change). n8n writes an execution's copy
+ * back whole when another node changed it (a Code node's $getWorkflowStaticData): the records then go back with it,
+ * also where n8n 2.x's queue-mode workers start from an empty copy (docs/trigger-reference.md).
+ */
+export function keepRecordsInExecution(this: IExecuteFunctions, records: ModuleRecords): void {
+	const stored = storedModuleRecords.call(this);
+	if (Object.keys(records).every((verifier) => stored[verifier] !== undefined)) return;
+	const merged = Object.values({ ...stored, ...records }).sort((a, b) => a.registeredAt - b.registeredAt);
+	Reflect.defineProperty(this.getWorkflowStaticData('global'), storeKey.call(this), {
+		value: { modules: Object.fromEntries(merged.map((record) => [record.verifier, record])) },
+		enumerable: true,
+		writable: true,
+		configurable: true,
+	});
 }

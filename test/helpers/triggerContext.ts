@@ -318,6 +318,15 @@ export class TriggerHarness {
 	executionCancel = new AbortController();
 
 	/**
+	 * The static data an execution starts from: a copy of the saved data (n8n in one process, 1.x's workers), or
+	 * none ('empty': n8n 2.x's queue-mode workers, whose execution snapshot drops it).
+	 */
+	executionStaticData: 'saved' | 'empty' = 'saved';
+
+	/** A node after the trigger, run on the execution's global static data (a Code node's $getWorkflowStaticData). */
+	laterNode?: (global: IDataObject) => void;
+
+	/**
 	 * Runs execute() as n8n runs a trigger that has one, over the items webhook() passed on; `onAnswer`
 	 * gets the node's answer (sendResponse) at the moment the node gives it.
 	 */
@@ -343,8 +352,10 @@ export class TriggerHarness {
 				onAnswer?.(sent);
 			},
 		} as unknown as IWorkflowExecuteAdditionalData['hooks'];
+		// As n8n: the execution runs on a copy, written back whole at its end only when a node changed it.
+		const running = this.workflowWith(this.workflow.id as string, this.executionStaticData === 'saved' ? this.savedStaticData() : {});
 		const context = new ExecuteContext(
-			this.workflow,
+			running,
 			this.node,
 			additionalData,
 			mode,
@@ -357,6 +368,8 @@ export class TriggerHarness {
 			cancelSignal,
 		);
 		const [output] = await this.nodeType.execute.call(context);
+		this.laterNode?.(running.getStaticData('global'));
+		if (running.staticData.__dataChanged === true) this.workflow.staticData = running.staticData;
 		return { answer, output };
 	}
 

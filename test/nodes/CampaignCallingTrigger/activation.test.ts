@@ -3,6 +3,7 @@
  * modules' delivery settings, and deliveries that arrive while activation is still registering.
  */
 import { HookContext, WebhookContext } from 'n8n-core';
+import type { IDataObject } from 'n8n-workflow';
 
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import * as service from '../../../nodes/shared/service';
@@ -565,5 +566,38 @@ describe('what the user changes after the first activation', () => {
 			const outcome = await renamed.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: event, data: { call_id: 'c-1' } } });
 			expect([outcome.statusCode, outcome.executed]).toEqual([200, true]);
 		}
+	});
+});
+
+describe("the static data an execution writes back whole at its end (n8n saves its copy when a node changed it)", () => {
+	const counting = (global: IDataObject) => {
+		global.counter = ((global.counter as number | undefined) ?? 0) + 1;
+	};
+
+	it.each([
+		['from a copy of the saved data (one process, n8n 1.x workers)', 'saved' as const],
+		["from an empty copy (n8n 2.x's queue-mode workers)", 'empty' as const],
+	])("a later node's write %s keeps the trigger's records beside it: a restarted process still accepts the module's deliveries", async (_label, copy) => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		await trigger.activate();
+		const [module] = modulesFor(simulator, trigger.webhookUrl);
+		const records = trigger.staticData.modules;
+		trigger.executionStaticData = copy;
+		trigger.laterNode = counting;
+
+		expect((await deliver(trigger, module.secret, 'c-1')).statusCode).toBe(200);
+		expect(trigger.savedStaticData()).toEqual({ global: { counter: 1, 'campaignCallingTrigger:trigger-under-test': { modules: records } } });
+		const restarted = restartedTrigger(trigger);
+		expect((await deliver(restarted, module.secret, 'c-2')).statusCode).toBe(200);
+	});
+
+	it('an execution whose nodes change nothing is not written back: the trigger marks nothing changed', async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		await trigger.activate();
+		const [module] = modulesFor(simulator, trigger.webhookUrl);
+		trigger.executionStaticData = 'empty';
+		const saved = trigger.workflow.staticData;
+		expect((await deliver(trigger, module.secret, 'c-1')).statusCode).toBe(200);
+		expect(trigger.workflow.staticData).toBe(saved);
 	});
 });
