@@ -1,4 +1,4 @@
-import { scryptSync } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 import { FINGERPRINT_SCRYPT, accountFingerprint, canonicalBaseUrl, credentialBaseUrl } from '../../../../nodes/shared/transport/request';
 import { executeContextFor, runActionNode, runActionNodeExpectingError } from '../../../helpers/n8nContext.ts';
@@ -89,7 +89,7 @@ describe('credentialBaseUrl', () => {
 describe('accountFingerprint', () => {
 	const fingerprintOf = async (credentials: { baseUrl: string; apiKey?: string }, salt = 'salt-1') =>
 		await accountFingerprint(executeContextFor({ credentials: credentials as never, parameters: getCampaign() }).context, salt);
-	const scryptOf = (text: string, salt = 'salt-1') => scryptSync(text, salt, 32, FINGERPRINT_SCRYPT).toString('base64url');
+	const scryptOf = (text: string, salt = 'salt-1') => crypto.scryptSync(text, salt, 32, FINGERPRINT_SCRYPT).toString('base64url');
 
 	it('is scrypt (N 2^15, r 8, p 1: 32 MiB a guess) of the canonical Base URL and the key under the salt, in base64url', async () => {
 		expect(FINGERPRINT_SCRYPT).toEqual({ N: 32_768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
@@ -119,6 +119,18 @@ describe('accountFingerprint', () => {
 
 	it('reads a missing key as an empty one', async () => {
 		await expect(fingerprintOf({ baseUrl: 'https://api.example.com' })).resolves.toBe(scryptOf('https://api.example.com\n'));
+	});
+
+	it('computes scrypt once for a credential read again: a delivery that reads it costs no 0.1 s of scrypt', async () => {
+		const scrypt = jest.spyOn(crypto, 'scrypt');
+		try {
+			const credentials = { baseUrl: 'https://once.example.com', apiKey: DEMO.apiKey };
+			const [first, again] = [await fingerprintOf(credentials, 'salt-once'), await fingerprintOf({ ...credentials }, 'salt-once')];
+			expect(again).toBe(first);
+			expect(scrypt).toHaveBeenCalledTimes(1);
+		} finally {
+			scrypt.mockRestore();
+		}
 	});
 });
 
