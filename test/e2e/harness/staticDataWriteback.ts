@@ -32,6 +32,8 @@ import { campaignCallingTriggerNode, chain, node, setNode, workflow, type Creden
 
 /** Long enough to span the republish (a few seconds), short enough to sleep inside the execution (under 65 s). */
 export const WRITEBACK_WAIT_SECONDS = 20;
+/** The control publishes nothing meanwhile: its execution only has to write its copy back at its end. */
+const CONTROL_WAIT_SECONDS = 5;
 const COUNTER_NODE = 'Counter';
 const DOWNSTREAM_NODE = 'Downstream';
 const DRAIN_TIMEOUT_MS = 3 * 60_000;
@@ -120,14 +122,14 @@ const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth'];
 const ordinal = (index: number) => ORDINALS[index] ?? `module ${index + 1}`;
 
 /** trigger (Timeout 30 s) → Counter (Code: counts in the workflow's static data) → Wait → Downstream (the marker). */
-export function writebackWorkflow(label: string, credential: CredentialRef): WorkflowJson {
+export function writebackWorkflow(label: string, credential: CredentialRef, waitSeconds = WRITEBACK_WAIT_SECONDS): WorkflowJson {
 	const nodes = [
 		campaignCallingTriggerNode(['call.ended'], credential, { timeout: 30 }),
 		node(COUNTER_NODE, 'n8n-nodes-base.code', 2, {
 			mode: 'runOnceForAllItems',
 			jsCode: "const data = $getWorkflowStaticData('global');\ndata.counter = (data.counter ?? 0) + 1;\nreturn $input.all();",
 		}),
-		node('Wait', 'n8n-nodes-base.wait', 1.1, { resume: 'timeInterval', amount: WRITEBACK_WAIT_SECONDS, unit: 'seconds' }, { webhookId: randomUUID() }),
+		node('Wait', 'n8n-nodes-base.wait', 1.1, { resume: 'timeInterval', amount: waitSeconds, unit: 'seconds' }, { webhookId: randomUUID() }),
 		setNode(DOWNSTREAM_NODE, { marker: '={{ $json.data.marker }}' }),
 	];
 	return workflow(`static-data write-back: ${label}`, nodes, chain(nodes.map((each) => each.name)));
@@ -174,7 +176,7 @@ export async function writebackAcrossRepublish(options: WritebackOptions): Promi
 	const { simulator, credential, label } = options;
 	const n8n = options.n8n;
 	simulator.reset();
-	const definition = writebackWorkflow(label, credential);
+	const definition = writebackWorkflow(label, credential, options.republish === false ? CONTROL_WAIT_SECONDS : WRITEBACK_WAIT_SECONDS);
 	const trigger = definition.nodes[0];
 	const { id } = await n8n().api.createWorkflow(definition);
 	await n8n().api.activate(id);
