@@ -4,8 +4,8 @@
 #   [e2e]   the single-process suite, without the files the other lanes run;
 #   [queue] the queue-mode suite without its waiting files, then four single-process files that start n8n of
 #           their own (community-install, secrets, credential-test, browser);
-#   [waits] the files that mostly wait (the sender's timeouts, a slow workflow behind a full queue):
-#           stopped-queued in both modes, then the two full-queue files (issue 27).
+#   [waits] the files that mostly wait (the sender's timeouts, a slow workflow behind a full queue, Wait nodes):
+#           stopped-queued and static-data-writeback in both modes, then the two full-queue files (issue 27).
 # On a 2-core machine the e2e and queue lanes keep both cores busy, and the waits lane runs in the time
 # they leave idle; the run takes as long as the longest lane (about 1,050-1,350 s each, measured in
 # test/e2e/README.md). The full-queue files measure whether answers come within the sender's window
@@ -22,8 +22,8 @@ trap 'rm -rf "$logs"' EXIT
 
 # The single-process files the queue lane runs, and the waiting files of each mode.
 in_queue_lane='(community-install|secrets|credential-test|browser)\.e2e\.test\.ts$'
-waiting='stopped-queued\.e2e\.test\.ts$'
-waiting_queue='stopped-queued-queue\.e2e\.test\.ts$'
+waiting='(stopped-queued|static-data-writeback)\.e2e\.test\.ts$'
+waiting_queue='(stopped-queued|static-data-writeback)-queue\.e2e\.test\.ts$'
 
 queue_lane() {
   local failed=0
