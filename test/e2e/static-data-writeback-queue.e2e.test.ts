@@ -30,7 +30,7 @@ import { postgresExecutions } from './harness/fullQueue.ts';
 import { simulatorCredential } from './harness/n8n.ts';
 import { startQueueN8n, type QueueN8nInstance } from './harness/queue.ts';
 import { describeEachVersion } from './harness/runtime.ts';
-import { writebackAcrossRepublish } from './harness/staticDataWriteback.ts';
+import { expectRecordKeptWithoutRepublish, writebackAcrossRepublish } from './harness/staticDataWriteback.ts';
 import type { CredentialRef } from './harness/workflows.ts';
 
 const TEST_TIMEOUT_MS = 10 * 60_000;
@@ -56,22 +56,7 @@ describeEachVersion('n8n %s in queue mode: the static data an execution writes b
 	it(
 		"control, nothing published while the execution waits: the trigger's record stays in the workflow's static data beside the Code node's counter, and the next event runs once",
 		async () => {
-			const counts = await writebackAcrossRepublish({
-				n8n: () => n8n,
-				simulator,
-				credential,
-				store: () => postgresExecutions(n8n),
-				label: `queue mode ${version}, control`,
-				republish: false,
-			});
-			expect(counts.firstDelivery).toEqual([200]);
-			expect(counts.firstEventRuns).toBe(1);
-			expect({ afterExecution: counts.afterExecution, modules: counts.modules, probes: counts.probes }).toEqual({
-				afterExecution: { records: 1, recorded: ['first'], counter: 1 },
-				modules: ['timeout 30'],
-				probes: [{ when: 'after the execution', answers: { first: '200 after 1 attempt(s)' }, runs: 1, unknownSecretLines: 0 }],
-			});
-			expect(counts.afterProbes).toEqual({ records: 1, recorded: ['first'], counter: counterAfterTwo });
+			await expectRecordKeptWithoutRepublish({ n8n: () => n8n, simulator, credential, store: () => postgresExecutions(n8n), label: `queue mode ${version}` }, counterAfterTwo);
 		},
 		TEST_TIMEOUT_MS,
 	);

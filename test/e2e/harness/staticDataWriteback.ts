@@ -234,3 +234,19 @@ export async function writebackAcrossRepublish(options: WritebackOptions): Promi
 	log(`static-data write-back, n8n ${n8n().version}, ${label}: ${JSON.stringify(counts)}`);
 	return counts;
 }
+
+/**
+ * The control: nothing published while the execution waits. The trigger's record stays beside the Code node's counter,
+ * and the next event runs once; `counterAfterProbes` is what n8n's copy lets the counter reach after two executions.
+ */
+export async function expectRecordKeptWithoutRepublish(options: Omit<WritebackOptions, 'republish' | 'restart'>, counterAfterProbes: number): Promise<void> {
+	const counts = await writebackAcrossRepublish({ ...options, label: `${options.label}, control`, republish: false });
+	expect(counts.firstDelivery).toEqual([200]);
+	expect(counts.firstEventRuns).toBe(1);
+	expect({ afterExecution: counts.afterExecution, modules: counts.modules, probes: counts.probes }).toEqual({
+		afterExecution: { records: 1, recorded: ['first'], counter: 1 },
+		modules: ['timeout 30'],
+		probes: [{ when: 'after the execution', answers: { first: '200 after 1 attempt(s)' }, runs: 1, unknownSecretLines: 0 }],
+	});
+	expect(counts.afterProbes).toEqual({ records: 1, recorded: ['first'], counter: counterAfterProbes });
+}
