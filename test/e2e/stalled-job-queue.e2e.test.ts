@@ -336,19 +336,23 @@ describeEachVersion(
 			TEST_TIMEOUT_MS,
 		);
 
+		/** Every one of the EVENTS events answered 200 at its first attempt, in one execution of its own, and run `runs` times downstream. */
+		function expectEachAnsweredAndRun(counts: Awaited<ReturnType<typeof deliverAndCount>>): void {
+			expect(counts.drained).toBe(true);
+			expect(counts.answered).toEqual({ '200 after 1 attempt(s)': EVENTS });
+			expect(counts.jobsThatLostTheirLock).toBe(EVENTS);
+			expect(Object.values(counts.executions).reduce((sum, each) => sum + each, 0)).toBe(EVENTS);
+			expect({ runDownstream: counts.runDownstream, executionsRunDownstream: counts.executionsRunDownstream, runsPerEvent: counts.runsPerEvent }).toEqual({
+				runDownstream: runs * EVENTS,
+				executionsRunDownstream: EVENTS,
+				runsPerEvent: { [String(runs)]: EVENTS },
+			});
+		}
+
 		it(
 			`${EVENTS} events at once: each answered 200 once, one execution each, and each ${ranTitle}`,
 			async () => {
-				const counts = await deliverAndCount(`${EVENTS} events`, EVENTS);
-				expect(counts.drained).toBe(true);
-				expect(counts.answered).toEqual({ '200 after 1 attempt(s)': EVENTS });
-				expect(counts.jobsThatLostTheirLock).toBe(EVENTS);
-				expect(Object.values(counts.executions).reduce((sum, each) => sum + each, 0)).toBe(EVENTS);
-				expect({ runDownstream: counts.runDownstream, executionsRunDownstream: counts.executionsRunDownstream, runsPerEvent: counts.runsPerEvent }).toEqual({
-					runDownstream: runs * EVENTS,
-					executionsRunDownstream: EVENTS,
-					runsPerEvent: { [String(runs)]: EVENTS },
-				});
+				expectEachAnsweredAndRun(await deliverAndCount(`${EVENTS} events`, EVENTS));
 			},
 			TEST_TIMEOUT_MS,
 		);
@@ -358,16 +362,7 @@ describeEachVersion(
 				runs === 1 ? 'runs exactly once downstream' : "runs twice downstream as well: n8n 1.x's limit, whatever starts the workflow"
 			}`,
 			async () => {
-				const counts = await deliverAndCount(`${EVENTS} events`, EVENTS, 'webhook node');
-				expect(counts.drained).toBe(true);
-				expect(counts.answered).toEqual({ '200 after 1 attempt(s)': EVENTS });
-				expect(counts.jobsThatLostTheirLock).toBe(EVENTS);
-				expect(Object.values(counts.executions).reduce((sum, each) => sum + each, 0)).toBe(EVENTS);
-				expect({ runDownstream: counts.runDownstream, executionsRunDownstream: counts.executionsRunDownstream, runsPerEvent: counts.runsPerEvent }).toEqual({
-					runDownstream: runs * EVENTS,
-					executionsRunDownstream: EVENTS,
-					runsPerEvent: { [String(runs)]: EVENTS },
-				});
+				expectEachAnsweredAndRun(await deliverAndCount(`${EVENTS} events`, EVENTS, 'webhook node'));
 			},
 			TEST_TIMEOUT_MS,
 		);
