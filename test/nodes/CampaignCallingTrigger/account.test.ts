@@ -52,6 +52,16 @@ describe('the account a trigger\'s credential reaches', () => {
 		await expect(freshAccount.call(context())).rejects.toThrow('does not exist');
 	});
 
+	it('is read afresh within the 5 s when the node was given another credential', async () => {
+		const { context, reads } = triggerNode(working);
+		await recentAccount.call(context());
+		const switched = context();
+		const node = switched.getNode();
+		jest.spyOn(switched, 'getNode').mockReturnValue({ ...node, credentials: { campaignCallingApi: { id: 'credential-2', name: 'Another account' } } });
+		await recentAccount.call(switched);
+		expect(reads).toHaveBeenCalledTimes(2);
+	});
+
 	it('is told apart per trigger node: one salt per node', async () => {
 		const [first, second] = [triggerNode(working), triggerNode(working)];
 		expect(await recentAccount.call(first.context())).not.toBe(await recentAccount.call(second.context()));

@@ -80,6 +80,7 @@ describe('a module that still serves', () => {
 describe('module records read from static data', () => {
 	it('keep well-formed records and drop every other value, so a damaged workflow cannot make a secret pass', () => {
 		const good = record('good');
+		const listened = record('listened', { listen: true });
 		const withoutId = record('no id');
 		delete withoutId.moduleId;
 		const damaged = [
@@ -92,11 +93,11 @@ describe('module records read from static data', () => {
 			{ ...record('g'), moduleId: 7 },
 			'not a record',
 		];
-		const modules = { [good.verifier]: good, [withoutId.verifier]: withoutId, ...Object.fromEntries(damaged.map((value, index) => [`damaged-${index}`, value])) };
+		const modules = { [good.verifier]: good, [listened.verifier]: listened, [withoutId.verifier]: withoutId, ...Object.fromEntries(damaged.map((value, index) => [`damaged-${index}`, value])) };
 		const read = readRecords({ 'campaignCallingTrigger:node-1': { modules } as unknown as IDataObject });
 		const moduleG = { ...record('g') };
 		delete moduleG.moduleId;
-		expect(read).toEqual(recordsOf(good, withoutId, moduleG));
+		expect(read).toEqual(recordsOf(good, listened, withoutId, moduleG));
 	});
 
 	it('are none when static data holds nothing of the trigger', () => {
@@ -166,6 +167,13 @@ describe('a delivery through a module, judged by the records and the clock (the 
 	it("runs past its window when the credential was edited back to its account, which owns none of the later modules (key A, B published, A again)", async () => {
 		const later = record('later', { registeredAt: 10_000, account: 'account-b' });
 		expect(await judge(recordsOf(module, later), module, { now: 10_000_000, account: 'account-a' })).toEqual({ verdict: { accepted: true }, credentialRead: true });
+	});
+
+	it('is refused past its window when the account owns one of two later modules, naming the newer of them', async () => {
+		const otherAccount = record('other account', { registeredAt: 10_000, account: 'account-b' });
+		const sameAccount = record('same account', { registeredAt: 20_000, account: 'account-a' });
+		expect((await judge(recordsOf(module, otherAccount, sameAccount), module, { now: 20_000 + WINDOW, account: 'account-a' })).verdict).toEqual({ accepted: false, reason: refusal(sameAccount) });
+		expect((await judge(recordsOf(module, sameAccount, otherAccount), module, { now: 20_000 + WINDOW, account: 'account-a' })).verdict).toEqual({ accepted: false, reason: refusal(sameAccount) });
 	});
 
 	it('is refused past its window when the account owns a later module too: a later credential change never brings a replaced module back', async () => {
@@ -275,6 +283,24 @@ describe('the bound of 100 records per trigger', () => {
 	it('keeps the newest module of each event, URL and account, and otherwise drops the oldest first', () => {
 		const accounts = Array.from({ length: 101 }, (_, index) => record(`account-${index}`, { account: `account-${index}`, registeredAt: 1_000 + index }));
 		expect(withinBound(accounts, 2_000)).toEqual(accounts.slice(1));
+	});
+
+	it('keeps an older account\'s serving module over the modules another account replaced for good, which are not the newest of theirs', () => {
+		const serving = record('serving', { account: 'account-a', registeredAt: 1 });
+		const replaced = Array.from({ length: 100 }, (_, index) => record(`b-${index}`, { account: 'account-b', registeredAt: 2 + index }));
+		const kept = withinBound([serving, ...replaced], NOW);
+		expect(kept[0]).toEqual(serving);
+		expect(kept).not.toContainEqual(replaced[0]);
+		expect(kept).toContainEqual(replaced[99]);
+	});
+
+	it('drops a module replaced for good before an older one whose replacement came inside its window', () => {
+		const recentlyReplaced = record('recently replaced', { event: 'call.started', registeredAt: 1 });
+		const itsReplacement = record('its replacement', { event: 'call.started', registeredAt: NOW - 1_000 });
+		const longReplaced = Array.from({ length: 99 }, (_, index) => record(`long-${index}`, { registeredAt: 2 + index }));
+		const kept = withinBound([recentlyReplaced, ...longReplaced, itsReplacement].sort((a, b) => a.registeredAt - b.registeredAt), NOW);
+		expect(kept).toContainEqual(recentlyReplaced);
+		expect(kept).not.toContainEqual(longReplaced[0]);
 	});
 
 	it('leaves 100 records or fewer as they are', () => {
