@@ -52,9 +52,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEMO, startSimulator, type DeliveryResult, type Simulator } from '../simulator/server.ts';
+import { startSimulator, type DeliveryResult, type Simulator } from '../simulator/server.ts';
 import { countBy, inPool, triggerUrl } from './harness/deliveries.ts';
-import { drainedExecutions, postgresExecutions, type StoredExecution } from './harness/fullQueue.ts';
+import { callEndedEvent, drainedExecutions, itemsPassedOn, markersRunBy, postgresExecutions } from './harness/fullQueue.ts';
 import { simulatorCredential } from './harness/n8n.ts';
 import { log } from './harness/process.ts';
 import { startQueueN8n, type QueueN8nInstance } from './harness/queue.ts';
@@ -150,21 +150,6 @@ function recordNode(url: string) {
 	});
 }
 
-/** One call.ended event with every field given, carrying its marker. */
-function callEnded(marker: string): Record<string, unknown> {
-	return {
-		event_id: randomUUID(),
-		occurred_at: '2026-12-01T09:00:00.000Z',
-		data: {
-			call_id: randomUUID(),
-			contact_id: DEMO.completedContactId,
-			campaign_id: DEMO.campaignId,
-			status: 'completed',
-			marker,
-		},
-	};
-}
-
 /** n8n's own Webhook node, answering at once (Respond Immediately): the event is under `body`. */
 function webhookNode(): WorkflowNode {
 	return node(WEBHOOK_NODE_NAME, 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: `stalled-job-${randomUUID()}`, responseMode: 'onReceived', options: {} }, { webhookId: randomUUID() });
@@ -182,21 +167,6 @@ async function postToWebhookNode(url: string, body: Record<string, unknown>): Pr
 	} catch {
 		return { status: undefined, attempts: 1 };
 	}
-}
-
-/** The markers the Downstream node ran, as n8n's database kept them (one run data per execution). */
-function markersInDatabase(executions: StoredExecution[]): string[] {
-	return executions.flatMap((execution) =>
-		(execution.data?.resultData.runData[DOWNSTREAM_NODE] ?? []).flatMap((run) => (run.data?.main?.[0] ?? []).map((item) => String(item.json.marker))),
-	);
-}
-
-/** Items the first node (the trigger, or n8n's Webhook node) passed on in each execution's stored run data. */
-function triggerPassedOn(executions: StoredExecution[], first: string): number[] {
-	return executions.map((execution) => {
-		const runs = execution.data?.resultData.runData[first] ?? [];
-		return runs.length === 0 ? 0 : (runs[runs.length - 1].data?.main?.[0] ?? []).length;
-	});
 }
 
 interface StalledRun {
@@ -278,10 +248,10 @@ describeEachVersion(
 			const markers = Array.from({ length: events }, (_, index) => `stalled-${label.replace(/\W+/g, '-')}-${index}-${randomUUID()}`);
 			const delivered: Answer[] =
 				first === 'trigger'
-					? (await inPool(markers, events, async (marker) => await simulator.deliverEvent('call.ended', callEnded(marker)))).flatMap((results) =>
+					? (await inPool(markers, events, async (marker) => await simulator.deliverEvent('call.ended', callEndedEvent(marker)))).flatMap((results) =>
 							results.filter((result) => result.url === url),
 						)
-					: await inPool(markers, events, async (marker) => await postToWebhookNode(url, callEnded(marker)));
+					: await inPool(markers, events, async (marker) => await postToWebhookNode(url, callEndedEvent(marker)));
 			const drained = await drainedExecutions(postgresExecutions(n8n), created.id, DRAIN_TIMEOUT_MS);
 			// The later run of a re-run execution may still be sleeping when the database shows it finished: wait for the recorder to hold still.
 			let held = recorder.runs.length;
@@ -304,8 +274,8 @@ describeEachVersion(
 				runDownstream: runs.length,
 				executionsRunDownstream: new Set(runs.map((run) => run.execution)).size,
 				runsPerEvent: countBy(markers, (marker) => String(perMarker[marker] ?? 0)),
-				inDatabase: markersInDatabase(drained.executions).filter((marker) => ours.has(marker)).length,
-				triggerPassedOn: triggerPassedOn(drained.executions, start.name),
+				inDatabase: markersRunBy(drained.executions, DOWNSTREAM_NODE).filter((marker) => ours.has(marker)).length,
+				triggerPassedOn: itemsPassedOn(drained.executions, start.name),
 				stalledLines: n8n.processes.webhook.logs().split('stalled').length - 1 - stalledBefore,
 				jobsThatLostTheirLock: [...lostLocks()].filter((job) => !lostLocksBefore.has(job)).length,
 				drained: drained.drained,

@@ -55,7 +55,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEMO, startSimulator, type DeliveryResult, type Simulator } from '../simulator/server.ts';
 import { countBy, sendDelivery, triggerUrl } from './harness/deliveries.ts';
-import { drainedExecutions, postgresExecutions, type StoredExecution } from './harness/fullQueue.ts';
+import { callEndedEvent, drainedExecutions, itemsPassedOn, markersRunBy, postgresExecutions } from './harness/fullQueue.ts';
 import { simulatorCredential } from './harness/n8n.ts';
 import { log, sleep } from './harness/process.ts';
 import { startQueueN8n, type QueueN8nInstance } from './harness/queue.ts';
@@ -81,45 +81,6 @@ const TEST_TIMEOUT_MS = 10 * 60_000;
 
 /** The line a worker logs each time it starts running an execution (n8n/dist/scaling/job-processor.js:83). */
 const workerStarted = (executionId: string) => `Worker started execution ${executionId} (job `;
-
-/**
- * One call.ended event with every field given, so that sending it again is the same event, as the service's retry
- * is: the simulator lays the payload over its defaults, and these cover all of them (event_id, occurred_at, and
- * each field of a call.ended event's data).
- */
-function callEnded(marker: string): Record<string, unknown> {
-	return {
-		event_id: randomUUID(),
-		occurred_at: '2026-12-01T09:00:00.000Z',
-		data: {
-			call_id: randomUUID(),
-			contact_id: DEMO.completedContactId,
-			campaign_id: DEMO.campaignId,
-			phone_number: '+14155550100',
-			direction: 'outbound',
-			status: 'completed',
-			ended_at: '2026-12-01T09:00:00.000Z',
-			duration: 47,
-			feedback: 'Interested; asked for a call back.',
-			marker,
-		},
-	};
-}
-
-/** The markers of the events the Downstream node ran, once per run, over all the executions. */
-function downstreamMarkers(executions: StoredExecution[]): string[] {
-	return executions.flatMap((execution) =>
-		(execution.data?.resultData.runData[DOWNSTREAM_NODE] ?? []).flatMap((run) => (run.data?.main?.[0] ?? []).map((item) => String(item.json.marker))),
-	);
-}
-
-/** Items a node passed on in its last run of each execution, per execution: what n8n's database kept. */
-function itemsPassedOn(executions: StoredExecution[], nodeName: string): number[] {
-	return executions.map((execution) => {
-		const runs = execution.data?.resultData.runData[nodeName] ?? [];
-		return runs.length === 0 ? 0 : (runs[runs.length - 1].data?.main?.[0] ?? []).length;
-	});
-}
 
 const answers = (results: DeliveryResult[]) => countBy(results, (result) => `${result.status ?? 'none'} after ${result.attempts} attempt(s)`);
 
@@ -184,7 +145,7 @@ describeEachVersion(
 			activated.push(created.id);
 			const store = postgresExecutions(n8n);
 			const marker = `recovery-${randomUUID()}`;
-			const event = callEnded(marker);
+			const event = callEndedEvent(marker);
 
 			// The service delivers the event through the trigger's module; execute() answers it once recorded.
 			const delivered = (await simulator.deliverEvent('call.ended', event)).filter((result) => result.url === triggerUrl(n8n, trigger));
@@ -210,7 +171,7 @@ describeEachVersion(
 				executions: countBy(recovered.executions, (each) => each.status),
 				triggerPassedOn: itemsPassedOn(recovered.executions, TRIGGER_NODE_NAME),
 				waitPassedOn: itemsPassedOn(recovered.executions, WAIT_NODE),
-				eventsRunDownstream: downstreamMarkers(recovered.executions).length,
+				eventsRunDownstream: markersRunBy(recovered.executions, DOWNSTREAM_NODE).length,
 			};
 			log(
 				`recovery, n8n ${version}, ${label}: ${JSON.stringify(counts)}; worker back ${(workerBackMs / 1000).toFixed(1)} s and execution ${executionId} ` +
@@ -235,7 +196,7 @@ describeEachVersion(
 				expectKilledAfterAnswerDuringWait(killed);
 				// A worker did run the execution a second time: Bull re-ran the stalled job.
 				expect(killed.workerStarts).toBe(2);
-				expect({ executions: countBy(killed.recovered.executions, (each) => each.status), downstream: downstreamMarkers(killed.recovered.executions) }).toEqual({
+				expect({ executions: countBy(killed.recovered.executions, (each) => each.status), downstream: markersRunBy(killed.recovered.executions, DOWNSTREAM_NODE) }).toEqual({
 					executions: { success: 1 },
 					downstream: [killed.marker],
 				});
@@ -254,13 +215,13 @@ describeEachVersion(
 				log(
 					`recovery, n8n ${version}, the same event sent again: through the module ${JSON.stringify(answers(again))}, to the main ${copy.status} ${copy.text}; ` +
 						`executions ${JSON.stringify(countBy(after.executions, (each) => each.status))}, trigger passed on ${JSON.stringify(itemsPassedOn(after.executions, TRIGGER_NODE_NAME))}, ` +
-						`events run downstream ${downstreamMarkers(after.executions).length}`,
+						`events run downstream ${markersRunBy(after.executions, DOWNSTREAM_NODE).length}`,
 				);
 				expect(again.map((each) => each.status)).toEqual([200]);
 				expect(`${copy.status} ${copy.text}`).toBe(`200 ${JSON.stringify({ status: 'ok', received: 1, accepted: 0, repeats: 1 })}`);
 				expect(after.drained).toBe(true);
 				expect(countBy(after.executions, (each) => each.status)).toEqual({ success: after.executions.length });
-				expect(downstreamMarkers(after.executions)).toEqual([killed.marker]);
+				expect(markersRunBy(after.executions, DOWNSTREAM_NODE)).toEqual([killed.marker]);
 			},
 			TEST_TIMEOUT_MS,
 		);
@@ -275,7 +236,7 @@ describeEachVersion(
 				expect({
 					workerStarts: killed.workerStarts,
 					executions: countBy(killed.recovered.executions, (each) => each.status),
-					downstream: downstreamMarkers(killed.recovered.executions),
+					downstream: markersRunBy(killed.recovered.executions, DOWNSTREAM_NODE),
 				}).toEqual({ workerStarts: 1, executions: { crashed: 1 }, downstream: [] });
 			},
 			TEST_TIMEOUT_MS,

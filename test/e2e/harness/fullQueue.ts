@@ -391,3 +391,41 @@ export function requireMeasured(webhookNodeAnswered: number | undefined): number
 	if (webhookNodeAnswered === undefined) throw new Error("The Webhook node's burst did not run: nothing to compare with");
 	return webhookNodeAnswered;
 }
+
+/**
+ * One call.ended event with every field given, so that sending it again, or through another module, is the same
+ * event, as the service's retry is: the simulator lays the payload over its defaults, and these cover all of them.
+ */
+export function callEndedEvent(marker: string): Record<string, unknown> {
+	return {
+		event_id: randomUUID(),
+		occurred_at: '2026-12-01T09:00:00.000Z',
+		data: {
+			call_id: randomUUID(),
+			contact_id: DEMO.completedContactId,
+			campaign_id: DEMO.campaignId,
+			phone_number: '+14155550100',
+			direction: 'outbound',
+			status: 'completed',
+			ended_at: '2026-12-01T09:00:00.000Z',
+			duration: 47,
+			feedback: 'Interested; asked for a call back.',
+			marker,
+		},
+	};
+}
+
+/** The markers `nodeName` ran, once per run, over all the executions, as n8n's database kept them (one run data per execution). */
+export function markersRunBy(executions: StoredExecution[], nodeName: string): string[] {
+	return executions.flatMap((execution) =>
+		(execution.data?.resultData.runData[nodeName] ?? []).flatMap((run) => (run.data?.main?.[0] ?? []).map((item) => String(item.json.marker))),
+	);
+}
+
+/** Items a node passed on in its last run of each execution, per execution: what n8n's database kept. */
+export function itemsPassedOn(executions: StoredExecution[], nodeName: string): number[] {
+	return executions.map((execution) => {
+		const runs = execution.data?.resultData.runData[nodeName] ?? [];
+		return runs.length === 0 ? 0 : (runs[runs.length - 1].data?.main?.[0] ?? []).length;
+	});
+}

@@ -23,7 +23,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DEMO, type DeliveryResult, type Simulator } from '../../simulator/server.ts';
 import { countBy } from './deliveries.ts';
-import { drainedExecutions, type ExecutionStore, type StoredExecution } from './fullQueue.ts';
+import { callEndedEvent, drainedExecutions, markersRunBy, type ExecutionStore } from './fullQueue.ts';
 import { heldModules, publicationSettled, type HeldModule } from './modules.ts';
 import type { N8nInstance } from './n8n.ts';
 import { log } from './process.ts';
@@ -85,23 +85,8 @@ const linesWith = (text: string, needle: string) => text.split('\n').filter((lin
 async function probe(options: WritebackOptions, workflowId: string, url: string, when: string): Promise<DeliveryProbe> {
 	const marker = `writeback-probe-${randomUUID()}`;
 	const unknownBefore = linesWith(options.n8n().logs(), UNKNOWN_SECRET);
-	const results: DeliveryResult[] = await options.simulator.deliverEvent('call.ended', {
-		// Every field the simulator would fill per copy is given, so each module's copy is the same event.
-		event_id: randomUUID(),
-		occurred_at: new Date().toISOString(),
-		data: {
-			call_id: randomUUID(),
-			contact_id: DEMO.completedContactId,
-			campaign_id: DEMO.campaignId,
-			phone_number: '+14155550100',
-			direction: 'outbound',
-			status: 'completed',
-			ended_at: new Date().toISOString(),
-			duration: 47,
-			feedback: 'Interested; asked for a call back.',
-			marker,
-		},
-	});
+	// Every field the simulator would fill per copy is given, so each module's copy is the same event.
+	const results: DeliveryResult[] = await options.simulator.deliverEvent('call.ended', callEndedEvent(marker));
 	const modules = heldModules(options.simulator, url);
 	const answers = Object.fromEntries(
 		modules.map((module, index) => {
@@ -113,7 +98,7 @@ async function probe(options: WritebackOptions, workflowId: string, url: string,
 	return {
 		when,
 		answers,
-		runs: markersRun(drained.executions).filter((each) => each === marker).length,
+		runs: markersRunBy(drained.executions, DOWNSTREAM_NODE).filter((each) => each === marker).length,
 		unknownSecretLines: linesWith(options.n8n().logs(), UNKNOWN_SECRET) - unknownBefore,
 	};
 }
@@ -149,12 +134,6 @@ export async function staticDataView(n8n: N8nInstance, workflowId: string, trigg
 		recorded: modules.flatMap((module, index) => (stored[verifierOf(module)] !== undefined ? [ordinal(index)] : [])),
 		counter: global.counter,
 	};
-}
-
-function markersRun(executions: StoredExecution[]): string[] {
-	return executions.flatMap((execution) =>
-		(execution.data?.resultData.runData[DOWNSTREAM_NODE] ?? []).flatMap((run) => (run.data?.main?.[0] ?? []).map((item) => String(item.json.marker))),
-	);
 }
 
 export interface WritebackOptions {
@@ -226,7 +205,7 @@ export async function writebackAcrossRepublish(options: WritebackOptions): Promi
 		afterExecution,
 		...(afterRestart ? { afterRestart } : {}),
 		modules: heldModules(simulator, url).map((module) => `timeout ${module.timeout}`),
-		firstEventRuns: markersRun(all.executions).filter((marker) => marker === firstMarker).length,
+		firstEventRuns: markersRunBy(all.executions, DOWNSTREAM_NODE).filter((marker) => marker === firstMarker).length,
 		probes,
 		afterProbes,
 		executions: countBy(all.executions, (execution) => execution.status),
