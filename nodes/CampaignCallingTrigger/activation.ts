@@ -4,7 +4,7 @@ import { randomString } from 'n8n-workflow';
 import { createWebhookModule } from '../shared/service';
 import { freshAccount } from './account';
 import { EVENT_HEADER, SECRET_HEADER } from './delivery';
-import { IGNORE_REPEATS_DEFAULT, deliveryLimits, repeatKeyPath, selectedEvents, triggerLogPrefix } from './parameters';
+import { deliveryLimits, ignoreRepeatsSet, repeatKeyPath, selectedEvents, triggerLogPrefix } from './parameters';
 import { currentModule, moduleName, rememberRegistration, secretVerifier, serves, syncModuleRecords } from './registrations';
 import type { ModuleRecords } from './registrations';
 import { checkWebhookReach } from './webhookReach';
@@ -23,7 +23,7 @@ async function activationPlan(this: IHookFunctions, triggerKey: string, account:
 	const keyPath = repeatKeyPath.call(this, options);
 	const records = syncModuleRecords.call(this, triggerKey);
 	const missing = events.filter((event) => !serves(currentModule(records, webhookUrl, event), limits, account));
-	const comparesWholeEvents = (options.ignoreRepeats ?? IGNORE_REPEATS_DEFAULT) === true && keyPath.length === 0;
+	const comparesWholeEvents = ignoreRepeatsSet(options) && keyPath.length === 0;
 	return { missing, warning, webhookUrl, limits, records, comparesWholeEvents };
 }
 

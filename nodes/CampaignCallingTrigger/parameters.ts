@@ -9,9 +9,12 @@ import { EVENT_TYPE_VALUES } from '../shared/vocabulary';
 /** Ignore Repeats is on unless the user turned it off: each event then runs once, retries included. */
 export const IGNORE_REPEATS_DEFAULT = true;
 
+/** Whether Options → Ignore Repeats is on, as the user set it or by default. */
+export const ignoreRepeatsSet = (options: IDataObject) => (options.ignoreRepeats ?? IGNORE_REPEATS_DEFAULT) === true;
+
 export function ignoresRepeats(this: IWebhookFunctions, options: IDataObject): boolean {
 	// Test deliveries (the editor's "Listen for test event") take one event and are not remembered.
-	return (options.ignoreRepeats ?? IGNORE_REPEATS_DEFAULT) === true && this.getMode() !== 'manual';
+	return ignoreRepeatsSet(options) && this.getMode() !== 'manual';
 }
 
 /** How the trigger's log lines begin: the node by name, as the user sees it on the canvas. */
@@ -36,7 +39,7 @@ export function deliveryLimits(this: IHookFunctions): { timeout: number; retryLi
 
 /** Repeat Key as path segments when Ignore Repeats is on, from the Options the caller has read. */
 export function repeatKeyPath(this: IHookFunctions | IWebhookFunctions, options: IDataObject): string[] {
-	if ((options.ignoreRepeats ?? IGNORE_REPEATS_DEFAULT) !== true) return [];
+	if (!ignoreRepeatsSet(options)) return [];
 	try {
 		return readRepeatKeyPath(options.repeatKey);
 	} catch (error) {
