@@ -16,7 +16,7 @@ import { EVENT_TYPES, capitalized } from '../shared/vocabulary';
 import { modulesExist, registerModules, reportModulesKept } from './activation';
 import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
-import { deliveryParameters } from './parameters';
+import { deliveryParameters, thisTriggerKey } from './parameters';
 import { acceptedModule, keepRecordsInExecution, wholeRecords } from './registrations';
 import type { ModuleRecords } from './registrations';
 import { REMEMBERED_KEYS, findRepeats, keyedEvents } from './repeats';
@@ -63,11 +63,6 @@ function handoverItems(events: KeyedEvent[], headers: IDataObject | undefined, d
 		json[HANDOVER_FIELD] = { ...perItem, ...(key !== undefined ? { key } : {}), ...(index === 0 ? { modules } : {}) } as IDataObject;
 		return { json };
 	});
-}
-
-/** This trigger node among all in the process's state: its workflow's id and its own. */
-function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
-	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 }
 
 const EVENT_NAMES = Object.fromEntries(EVENT_TYPES.map(({ name, value }) => [value, name]));
@@ -195,7 +190,8 @@ export class CampaignCallingTrigger implements INodeType {
 		const items = this.getInputData();
 		const handovers = items.map((item) => readHandover(item.json));
 		// Only events webhook() looked for repeats among carry a key.
-		const isRepeat = await findRepeats.call(this, thisTriggerKey.call(this), handovers.map((handover) => handover?.key));
+		const triggerKey = thisTriggerKey.call(this);
+		const isRepeat = await findRepeats.call(this, triggerKey, handovers.map((handover) => handover?.key));
 		const fresh = items.flatMap((item, index) => {
 			if (isRepeat[index]) return [];
 			const json = { ...item.json };
@@ -204,7 +200,7 @@ export class CampaignCallingTrigger implements INodeType {
 		});
 		// Pinned data and manual runs carry no handover: no sender waits for an answer.
 		const [handover] = handovers;
-		if (handover?.modules !== undefined) keepRecordsInExecution.call(this, handover.modules);
+		if (handover?.modules !== undefined) keepRecordsInExecution.call(this, triggerKey, handover.modules);
 		if (handover !== undefined) {
 			const repeated = handover.repeats === undefined ? undefined : handover.repeats + isRepeat.filter(Boolean).length;
 			this.sendResponse({ body: acknowledgement(handover.received, fresh.length, repeated), headers: {}, statusCode: 200 });

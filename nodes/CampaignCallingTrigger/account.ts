@@ -1,7 +1,9 @@
 import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, accountFingerprint } from '../shared/transport';
 import { BoundedMap } from './boundedMap';
+import { thisTriggerKey } from './parameters';
 
 /** How long one credential read serves deliveries: concurrent deliveries share it, and a changed credential shows within it. */
 const ACCOUNT_READ_LIFETIME_MS = 5_000;
@@ -9,23 +11,29 @@ const ACCOUNT_READ_LIFETIME_MS = 5_000;
 interface AccountRead {
 	fingerprint: Promise<string>;
 	readAt: number;
+	/** Until the read settles, deliveries share it rather than start another. */
+	pending: boolean;
 }
 
-/** The latest read per trigger node and credential. */
+/** The latest read per trigger and credential. */
 const accountReads = new BoundedMap<string, AccountRead>(10_000);
 
 type TriggerContext = IHookFunctions | IWebhookFunctions;
 
-/** One salt per trigger node, the same in every process and never stored: records of one trigger compare by fingerprint. */
-const accountSalt = (context: TriggerContext) => `campaignCallingTrigger:${context.getNode().id}`;
+/** One salt per trigger (its workflow and node), the same in every process and never stored: a copy of the workflow fingerprints apart. */
+const accountSalt = (context: TriggerContext) => `campaignCallingTrigger:${thisTriggerKey.call(context)}`;
 
 function readKey(context: TriggerContext): string {
 	const credential = context.getNode().credentials?.[CREDENTIAL_TYPE];
-	return `${context.getNode().id}\n${credential?.id ?? credential?.name ?? ''}`;
+	return `${thisTriggerKey.call(context)}\n${credential?.id ?? credential?.name ?? ''}`;
 }
 
 function read(context: TriggerContext): AccountRead {
-	const fresh = { fingerprint: accountFingerprint(context, accountSalt(context)), readAt: Date.now() };
+	const fresh: AccountRead = { fingerprint: accountFingerprint(context, accountSalt(context)), readAt: Date.now(), pending: true };
+	const settled = () => {
+		fresh.pending = false;
+	};
+	fresh.fingerprint.then(settled, settled);
 	accountReads.set(readKey(context), fresh);
 	return fresh;
 }
@@ -38,6 +46,11 @@ export async function freshAccount(this: IHookFunctions): Promise<string> {
 /** The same from a read at most a few seconds old, or undefined when the credential cannot be read (deleted, not decryptable). */
 export async function recentAccount(this: IWebhookFunctions): Promise<string | undefined> {
 	const earlier = accountReads.get(readKey(this));
-	const latest = earlier !== undefined && Date.now() - earlier.readAt < ACCOUNT_READ_LIFETIME_MS ? earlier : read(this);
+	const latest = earlier !== undefined && (earlier.pending || Date.now() - earlier.readAt < ACCOUNT_READ_LIFETIME_MS) ? earlier : read(this);
 	return await latest.fingerprint.catch(() => undefined);
+}
+
+/** As recentAccount, or undefined when the read takes longer than `waitMs` (a database that hangs); the read goes on. */
+export async function accountWithin(this: IWebhookFunctions, waitMs: number): Promise<string | undefined> {
+	return await Promise.race([recentAccount.call(this), sleep(waitMs).then(() => undefined)]);
 }

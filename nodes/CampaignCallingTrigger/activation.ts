@@ -5,7 +5,7 @@ import { createWebhookModule } from '../shared/service';
 import { freshAccount } from './account';
 import { EVENT_HEADER, SECRET_HEADER } from './delivery';
 import { deliveryLimits, ignoreRepeatsSet, repeatKeyPath, selectedEvents, triggerLogPrefix } from './parameters';
-import { currentModule, moduleName, rememberRegistration, secretVerifier, serves, syncModuleRecords } from './registrations';
+import { currentModule, moduleName, nextSequence, rememberRegistration, secretVerifier, serves, syncModuleRecords } from './registrations';
 import type { ModuleRecords } from './registrations';
 import { checkWebhookReach } from './webhookReach';
 
@@ -44,6 +44,7 @@ export async function registerModules(this: IHookFunctions, triggerKey: string):
 	const { missing, warning, webhookUrl, limits, records, comparesWholeEvents } = await activationPlan.call(this, triggerKey, account);
 	if (warning) this.logger.warn(warning);
 	const replaced: string[] = [];
+	let known = records;
 	for (const event of missing) {
 		// A secret per module: only the service knows it; a delivery names its module by it. 64 characters
 		// from a 62-letter alphabet: about 381 bits from the platform's secure generator.
@@ -64,13 +65,14 @@ export async function registerModules(this: IHookFunctions, triggerKey: string):
 			verifier: secretVerifier(secret),
 			...limits,
 			account,
+			sequence: nextSequence(known),
 			registeredAt: Date.now(),
 			...(typeof created.id === 'string' || typeof created.id === 'number' ? { moduleId: String(created.id) } : {}),
 			...(this.getMode() === 'manual' ? { listen: true as const } : {}),
 		};
 		// Remembered outside static data at once: n8n saves static data only after activation, and may drop it.
-		rememberRegistration(triggerKey, record);
-		syncModuleRecords.call(this, triggerKey);
+		rememberRegistration.call(this, triggerKey, record);
+		known = syncModuleRecords.call(this, triggerKey);
 		const earlier = modulesFor(records, event);
 		if (earlier.length > 0) replaced.push(event);
 		this.logger.info(
@@ -90,7 +92,7 @@ export async function reportModulesKept(this: IHookFunctions, triggerKey: string
 	// After a failed create() n8n runs this on fresh static data and saves it: the records go back in.
 	const kept = Object.values(syncModuleRecords.call(this, triggerKey));
 	this.logger.info(
-		`${triggerLogPrefix.call(this)} ${kept.length} webhook module(s) remain registered at the service for this node${kept.length > 0 ? ` (${kept.map(moduleName).join(', ')})` : ''}; the next activation reuses those that still serve.`,
+		`${triggerLogPrefix.call(this)} ${kept.length} webhook module(s) remain registered at the service for this node${kept.length > 0 ? ` (${kept.map((record) => `${moduleName(record)} delivering to ${record.url}`).join(', ')})` : ''}; the next publish reuses those that still serve.`,
 	);
 	return true;
 }

@@ -1,11 +1,12 @@
 import { createHash, timingSafeEqual } from 'crypto';
 import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { recentAccount } from './account';
+import { accountWithin, recentAccount } from './account';
 import { BoundedMap } from './boundedMap';
 import { SECRET_HEADER } from './delivery';
 import { inFlightLifetimeMs } from './inFlight';
 import { triggerLogPrefix } from './parameters';
+import { deliveryLimitsInRange } from '../shared/moduleSettings';
 
 /** A webhook module this trigger registered: its secret only as its SHA-256 (`verifier`), its account as a fingerprint (account.ts). */
 export interface ModuleRecord {
@@ -15,20 +16,35 @@ export interface ModuleRecord {
 	timeout: number;
 	retryLimit: number;
 	account: string;
+	/** The registration's place among the trigger's: 1 + the highest the activation read (n8n runs a workflow's activations one at a time). */
+	sequence: number;
+	/** The registering process's clock: printed in the log, and a bound for a process whose clock differs (replacements). */
 	registeredAt: number;
 	moduleId?: string;
 	/** Registered by "Listen for test event", for n8n's test URL. */
 	listen?: true;
 }
 
-/** A trigger's modules by verifier, oldest first: a module registered anew is a record after the one it replaces. */
+/** A trigger's modules by verifier, in registration order (byRegistration): a module registered anew follows the one it replaces. */
 export type ModuleRecords = Record<string, ModuleRecord>;
+
+/** Registration order, the same in every process whatever its clock: by sequence, then (a tie only across a restart's test listen) by clock. */
+export const byRegistration = (a: ModuleRecord, b: ModuleRecord) => a.sequence - b.sequence || a.registeredAt - b.registeredAt;
+
+/** The sequence of the next registration after `records`. */
+export const nextSequence = (records: ModuleRecords) => 1 + Math.max(0, ...Object.values(records).map((record) => record.sequence));
 
 /** Far more trigger nodes than one n8n process runs; only bounds what deleted workflows leave. */
 const MAX_TRIGGERS = 10_000;
 
+interface KnownRecords {
+	records: ModuleRecords;
+	/** When this process first saw each record (by verifier), on its own clock: a replaced module's window is measured from it. */
+	seenAt: Map<string, number>;
+}
+
 /** Records this process registered or read in stored static data: n8n saves static data only after activation, and gives a test listen an empty copy. */
-const recordsKnownHere = new BoundedMap<string, ModuleRecords>(MAX_TRIGGERS);
+const recordsKnownHere = new BoundedMap<string, KnownRecords>(MAX_TRIGGERS);
 
 /** Log lines given in this process (a module's refusal, a URL's advice), so each is logged once. */
 const noticesGiven = new BoundedMap<string, true>(50_000);
@@ -45,10 +61,11 @@ export function secretVerifier(secret: string): string {
 	return createHash('sha256').update(secret).digest('base64url');
 }
 
-/** The records sit in global static data under the node's id: node static data goes by name, which a rename changes. */
-function storeKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
-	return `campaignCallingTrigger:${this.getNode().id}`;
-}
+/**
+ * The records sit in global static data under the workflow's and the node's ids: node static data goes by name, which
+ * a rename changes, and a copy of the workflow (another id) carries the original's records, which are not its own.
+ */
+const storeKey = (triggerKey: string) => `campaignCallingTrigger:${triggerKey}`;
 
 /** The module `url` gets for `event` now: the newest registered for both (records are kept oldest first), or undefined. */
 export function currentModule(records: ModuleRecords, url: string, event: string): ModuleRecord | undefined {
@@ -73,18 +90,26 @@ export function moduleWithSecret(records: ModuleRecords, presented: string): Mod
 	return known;
 }
 
+/** How far apart two processes' clocks may be: a replaced module runs at most this long past its window on a process whose clock is off. */
+const CLOCK_TOLERANCE_MS = 5 * 60_000;
+
+/** When this process first saw a record, on its own clock. */
+export type SeenAt = (record: ModuleRecord) => number;
+
 /**
  * The modules that took over `module`'s event for good by `now`: registered after it for its own URL or, for a
  * production delivery through a module of an earlier URL (`productionUrl` differs), for the current production
- * URL; and there longer than `module`'s retry window, counted from the later of the two registrations.
+ * URL; and there longer than `module`'s retry window: since this process saw the later of the two, or by the later
+ * registration's own clock plus CLOCK_TOLERANCE_MS, whichever comes first (no process's clock is compared with another's).
  */
-export function replacements(records: ModuleRecord[], module: ModuleRecord, productionUrl: string | undefined, now: number): ModuleRecord[] {
+export function replacements(records: ModuleRecord[], module: ModuleRecord, productionUrl: string | undefined, now: number, seenAt: SeenAt): ModuleRecord[] {
 	const lateUrl = productionUrl !== undefined && module.url !== productionUrl;
+	const window = inFlightLifetimeMs(module);
 	return records.filter(
 		(other) =>
 			other.event === module.event &&
-			((other.url === module.url && other.registeredAt > module.registeredAt) || (lateUrl && other.url === productionUrl)) &&
-			now >= Math.max(module.registeredAt, other.registeredAt) + inFlightLifetimeMs(module),
+			((other.url === module.url && byRegistration(other, module) > 0) || (lateUrl && other.url === productionUrl)) &&
+			(now >= Math.max(seenAt(module), seenAt(other)) + window || now >= Math.max(module.registeredAt, other.registeredAt) + window + CLOCK_TOLERANCE_MS),
 	);
 }
 
@@ -98,15 +123,16 @@ export interface DeliveryCircumstances {
 	/** The production webhook URL now; undefined for a test delivery, whose context gives only the production one. */
 	productionUrl: string | undefined;
 	now: number;
+	seenAt: SeenAt;
 	/** The fingerprint of the account the credential reaches now, undefined when unreadable; asked only when the verdict needs it. */
 	account: () => Promise<string | undefined>;
 }
 
 /** Judges a delivery through `module` by the records and the clock; the credential only for a module replaced for good. */
-export async function judgeDelivery(records: ModuleRecords, module: ModuleRecord, { productionUrl, now, account }: DeliveryCircumstances): Promise<Verdict> {
+export async function judgeDelivery(records: ModuleRecords, module: ModuleRecord, { productionUrl, now, seenAt, account }: DeliveryCircumstances): Promise<Verdict> {
 	const all = Object.values(records);
 	const named = `webhook module ${moduleName(module)} (${module.event})`;
-	const replacing = replacements(all, module, productionUrl, now);
+	const replacing = replacements(all, module, productionUrl, now, seenAt);
 	if (replacing.length === 0) {
 		const urlWithoutModule = productionUrl !== undefined && module.url !== productionUrl && !all.some((record) => record.url === productionUrl && record.event === module.event);
 		if (!urlWithoutModule) return { accepted: true };
@@ -118,7 +144,7 @@ export async function judgeDelivery(records: ModuleRecords, module: ModuleRecord
 	const current = await account();
 	// The key edited back, without a publish, to the one this module was registered with.
 	if (current === module.account && replacing.every((record) => record.account !== current)) return { accepted: true };
-	const latest = replacing.reduce((newest, record) => (record.registeredAt > newest.registeredAt ? record : newest));
+	const latest = replacing.reduce((newest, record) => (byRegistration(record, newest) > 0 ? record : newest));
 	const where = latest.url === module.url ? '' : ` for the webhook URL ${latest.url}`;
 	const unread = current === undefined ? ' The credential could not be read, so whether it still reaches this module\'s account was not checked.' : '';
 	return {
@@ -134,6 +160,7 @@ export async function judgeDelivery(records: ModuleRecords, module: ModuleRecord
  */
 export async function acceptedModule(this: IWebhookFunctions, triggerKey: string): Promise<{ module: ModuleRecord; records: ModuleRecords } | undefined> {
 	const records = currentModuleRecords.call(this, triggerKey);
+	const seen = recordsKnownHere.get(triggerKey)?.seenAt;
 	const presented = this.getRequestObject().headers[SECRET_HEADER];
 	const module = typeof presented === 'string' ? moduleWithSecret(records, presented) : undefined;
 	if (module === undefined) {
@@ -141,16 +168,25 @@ export async function acceptedModule(this: IWebhookFunctions, triggerKey: string
 		return undefined;
 	}
 	const productionUrl = this.getMode() === 'manual' ? undefined : this.getNodeWebhookUrl('default');
-	const verdict = await judgeDelivery(records, module, { productionUrl, now: Date.now(), account: async () => await recentAccount.call(this) });
+	const now = Date.now();
+	const verdict = await judgeDelivery(records, module, {
+		productionUrl,
+		now,
+		seenAt: (record) => seen?.get(record.verifier) ?? now,
+		account: async () => await accountWithin.call(this, ACCOUNT_WAIT_MS),
+	});
 	if (!verdict.accepted) {
 		noticeOnce.call(this, 'warn', `${triggerKey}\nrefused\n${module.verifier}`, verdict.reason);
 		return undefined;
 	}
 	if (verdict.advice) noticeOnce.call(this, 'warn', `${triggerKey}\nearlier URL\n${productionUrl}`, verdict.advice);
-	// Off the answer's path: the delivery runs whatever the credential says now.
-	void warnOfCredentialChange.call(this, triggerKey, module);
+	// After the answer: the delivery runs whatever the credential says now, and its answer waits for no read.
+	this.getResponseObject().once('close', () => void warnOfCredentialChange.call(this, triggerKey, module));
 	return { module, records };
 }
+
+/** How long a verdict waits for the credential's read before judging as for an unreadable one; the read goes on and serves later deliveries. */
+const ACCOUNT_WAIT_MS = 1_000;
 
 /** Logs, once, a credential that no longer reaches the module's account or cannot be read: a publish would register anew. */
 async function warnOfCredentialChange(this: IWebhookFunctions, triggerKey: string, module: ModuleRecord): Promise<void> {
@@ -162,7 +198,7 @@ async function warnOfCredentialChange(this: IWebhookFunctions, triggerKey: strin
 	}
 }
 
-function noticeOnce(this: IWebhookFunctions, level: 'warn' | 'error', topic: string, text: string): void {
+function noticeOnce(this: IHookFunctions | IWebhookFunctions, level: 'warn' | 'error', topic: string, text: string): void {
 	if (noticesGiven.get(topic) !== undefined) return;
 	noticesGiven.set(topic, true);
 	this.logger[level](`${triggerLogPrefix.call(this)} ${text}`);
@@ -185,67 +221,93 @@ function countUnknownSecret(this: IWebhookFunctions, triggerKey: string): void {
 export const moduleName = (record: ModuleRecord) => record.moduleId ?? '(id not returned)';
 
 /** Keeps a registration in this process at once: n8n saves static data only after activation, and may drop it. */
-export function rememberRegistration(triggerKey: string, record: ModuleRecord): void {
-	learnRecords(triggerKey, { [record.verifier]: record });
+export function rememberRegistration(this: IHookFunctions, triggerKey: string, record: ModuleRecord): void {
+	// Seen when registered, on the same clock: a one-process n8n measures windows from the registration.
+	learnRecords.call(this, triggerKey, { [record.verifier]: record }, record.registeredAt);
 }
 
 /** The records static data holds and those this process registered or read; a delivery's view, which writes nothing stored. */
 export function currentModuleRecords(this: IHookFunctions | IWebhookFunctions, triggerKey: string): ModuleRecords {
-	const stored = storedModuleRecords.call(this);
-	const known = recordsKnownHere.get(triggerKey);
-	return Object.keys(stored).every((verifier) => known?.[verifier] !== undefined) ? (known ?? {}) : learnRecords(triggerKey, stored);
+	const stored = storedModuleRecords.call(this, triggerKey);
+	const known = recordsKnownHere.get(triggerKey)?.records;
+	return Object.keys(stored).every((verifier) => known?.[verifier] !== undefined) ? (known ?? {}) : learnRecords.call(this, triggerKey, stored);
 }
 
 /** As currentModuleRecords, and written into static data where this process's registrations or reads fill its gaps. */
 export function syncModuleRecords(this: IHookFunctions, triggerKey: string): ModuleRecords {
-	const stored = storedModuleRecords.call(this);
-	const records = learnRecords(triggerKey, stored);
+	const stored = storedModuleRecords.call(this, triggerKey);
+	const records = learnRecords.call(this, triggerKey, stored);
 	const verifiers = Object.keys(records);
 	if (verifiers.length !== Object.keys(stored).length || verifiers.some((verifier) => stored[verifier] === undefined)) {
-		this.getWorkflowStaticData('global')[storeKey.call(this)] = { modules: structuredClone(records) as unknown as IDataObject };
+		this.getWorkflowStaticData('global')[storeKey(triggerKey)] = { modules: structuredClone(records) as unknown as IDataObject };
 	}
 	return records;
 }
 
-/** Adds `records` to what this process knows of the trigger, within the bound, and returns the whole. */
-function learnRecords(triggerKey: string, records: ModuleRecords): ModuleRecords {
-	const all = Object.values({ ...recordsKnownHere.get(triggerKey), ...records }).sort((a, b) => a.registeredAt - b.registeredAt);
+/** Adds `records` to what this process knows of the trigger, seen at `seenAt` if new to it, within the bound, and returns the whole. */
+function learnRecords(this: IHookFunctions | IWebhookFunctions, triggerKey: string, records: ModuleRecords, seenAt = Date.now()): ModuleRecords {
+	const known = recordsKnownHere.get(triggerKey);
+	const seen = new Map(known?.seenAt);
+	for (const verifier of Object.keys(records)) if (!seen.has(verifier)) seen.set(verifier, seenAt);
+	const all = Object.values({ ...known?.records, ...records }).sort(byRegistration);
+	const within = withinBound(all, Date.now(), (record) => seen.get(record.verifier) as number);
+	if (within.length > MAX_RECORDS) {
+		noticeOnce.call(this, 'warn', `${triggerKey}\nbound`, `keeps ${within.length} webhook module records, more than ${MAX_RECORDS}, since none of them can go: each is a published module inside its retry window or the newest for its event, URL and account.`);
+	}
 	const kept: ModuleRecords = {};
-	for (const record of withinBound(all, Date.now())) kept[record.verifier] = { ...record };
-	recordsKnownHere.set(triggerKey, kept);
+	for (const record of within) kept[record.verifier] = { ...record };
+	recordsKnownHere.set(triggerKey, { records: kept, seenAt: new Map(within.map((record) => [record.verifier, seen.get(record.verifier) as number])) });
 	return kept;
 }
 
 /**
- * At most MAX_RECORDS of `records` (oldest first), never the newest per event, URL and account while others can go:
- * test listens' modules go first, then modules replaced for good, then the oldest; of those that serve, test listens' first.
+ * At most MAX_RECORDS of `records` (in registration order) where it can be: only test listens' modules and modules
+ * replaced for good go, oldest first, and of those not the newest of its event, URL and account (the credential
+ * edited back to that account runs it); a published module inside its retry window always stays.
  */
-export function withinBound(records: ModuleRecord[], now: number): ModuleRecord[] {
+export function withinBound(records: ModuleRecord[], now: number, seenAt: SeenAt): ModuleRecord[] {
 	if (records.length <= MAX_RECORDS) return records;
-	const newest = new Map(records.map((record) => [`${record.event}\n${record.url}\n${record.account}`, record]));
-	const serving = new Set(newest.values());
-	const rank = (record: ModuleRecord) => {
-		if (serving.has(record)) return record.listen ? 3 : 4;
-		return record.listen ? 0 : replacements(records, record, undefined, now).length > 0 ? 1 : 2;
-	};
-	const dropped = new Set([...records].sort((a, b) => rank(a) - rank(b) || a.registeredAt - b.registeredAt).slice(0, records.length - MAX_RECORDS));
+	const newest = new Set(new Map(records.map((record) => [`${record.event}\n${record.url}\n${record.account}`, record])).values());
+	const droppable = records.filter((record) => record.listen === true || (!newest.has(record) && replacements(records, record, undefined, now, seenAt).length > 0));
+	const dropped = new Set(droppable.slice(0, records.length - MAX_RECORDS));
 	return records.filter((record) => !dropped.has(record));
 }
 
 /** The records of stored static data that are whole: static data is the user's workflow, edited, imported or damaged. */
-function storedModuleRecords(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): ModuleRecords {
-	return wholeRecords((this.getWorkflowStaticData('global')[storeKey.call(this)] as IDataObject | undefined)?.modules);
+function storedModuleRecords(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions, triggerKey: string): ModuleRecords {
+	return wholeRecords((this.getWorkflowStaticData('global')[storeKey(triggerKey)] as IDataObject | undefined)?.modules);
 }
 
-/** The well-formed module records among `values` (an object or a list of them), by verifier. */
+/** A verifier as secretVerifier makes it: SHA-256 in base64url. */
+const VERIFIER = /^[A-Za-z0-9_-]{43}$/;
+/** The furthest a JavaScript date reaches either side of 1970: a registration time the log can print. */
+const LAST_DATE_MS = 8.64e15;
+
+/** Whether `value` is a record this trigger could have written: any other is ignored, whatever it holds. */
+function isWholeRecord(value: unknown): value is ModuleRecord {
+	const { url, event, verifier, timeout, retryLimit, account, sequence, registeredAt } = (value ?? {}) as Partial<Record<keyof ModuleRecord, unknown>>;
+	return (
+		[url, event, account].every((text) => typeof text === 'string' && text !== '') &&
+		typeof verifier === 'string' &&
+		VERIFIER.test(verifier) &&
+		typeof timeout === 'number' &&
+		typeof retryLimit === 'number' &&
+		deliveryLimitsInRange({ timeout, retryLimit }) &&
+		Number.isSafeInteger(sequence) &&
+		(sequence as number) > 0 &&
+		Number.isSafeInteger(registeredAt) &&
+		Math.abs(registeredAt as number) <= LAST_DATE_MS
+	);
+}
+
+/** The whole module records among `values` (an object or a list of them), by verifier. */
 export function wholeRecords(values: unknown): ModuleRecords {
 	const records: ModuleRecords = {};
 	for (const record of Object.values(typeof values === 'object' && values !== null ? values : {})) {
-		const { url, event, verifier, timeout, retryLimit, account, registeredAt, moduleId, listen } = (record ?? {}) as Partial<Record<keyof ModuleRecord, unknown>>;
-		const texts = [url, event, verifier, account];
-		if (!texts.every((text) => typeof text === 'string' && text !== '') || ![timeout, retryLimit, registeredAt].every((number) => typeof number === 'number')) continue;
-		records[verifier as string] = {
-			...({ url, event, verifier, timeout, retryLimit, account, registeredAt } as ModuleRecord),
+		if (!isWholeRecord(record)) continue;
+		const { url, event, verifier, timeout, retryLimit, account, sequence, registeredAt, moduleId, listen } = record;
+		records[verifier] = {
+			...{ url, event, verifier, timeout, retryLimit, account, sequence, registeredAt },
 			...(typeof moduleId === 'string' ? { moduleId } : {}),
 			...(listen === true ? { listen } : {}),
 		};
@@ -259,11 +321,11 @@ export function wholeRecords(values: unknown): ModuleRecords {
  * back whole when another node changed it (a Code node's $getWorkflowStaticData): the records then go back with it,
  * also where n8n 2.x's queue-mode workers start from an empty copy (docs/trigger-reference.md).
  */
-export function keepRecordsInExecution(this: IExecuteFunctions, records: ModuleRecords): void {
-	const stored = storedModuleRecords.call(this);
+export function keepRecordsInExecution(this: IExecuteFunctions, triggerKey: string, records: ModuleRecords): void {
+	const stored = storedModuleRecords.call(this, triggerKey);
 	if (Object.keys(records).every((verifier) => stored[verifier] !== undefined)) return;
-	const merged = Object.values({ ...stored, ...records }).sort((a, b) => a.registeredAt - b.registeredAt);
-	Reflect.defineProperty(this.getWorkflowStaticData('global'), storeKey.call(this), {
+	const merged = Object.values({ ...stored, ...records }).sort(byRegistration);
+	Reflect.defineProperty(this.getWorkflowStaticData('global'), storeKey(triggerKey), {
 		value: { modules: Object.fromEntries(merged.map((record) => [record.verifier, record])) },
 		enumerable: true,
 		writable: true,

@@ -105,6 +105,13 @@ function headersFromList(value: unknown): Record<string, string> {
 	return headers;
 }
 
+/** Whether Timeout and Retry Limit are whole numbers within the node's bounds. */
+export const deliveryLimitsInRange = (limits: { timeout: number; retryLimit: number }) =>
+	[TIMEOUT_FIELD, RETRY_LIMIT_FIELD].every(({ name, min, max }) => {
+		const value = limits[name as keyof typeof limits];
+		return Number.isInteger(value) && value >= min && value <= max;
+	});
+
 /** Timeout and Retry Limit from an Options collection, checked, with the defaults filled in. */
 export function readDeliveryLimits(options: IDataObject): { timeout: number; retryLimit: number } {
 	const read = ({ name, displayName, min, max, default: unset }: DeliveryLimitField) =>

@@ -186,9 +186,9 @@ export class TriggerHarness {
 		return `${this.webhookBaseUrl}/${WEBHOOK_ID}/webhook`;
 	}
 
-	/** The trigger's own part of the workflow's static data, where it keeps its module records (by node id). */
+	/** The trigger's own part of the workflow's static data, where it keeps its module records (by workflow and node id). */
 	get staticData(): IDataObject {
-		return (this.workflow.getStaticData('global')[`campaignCallingTrigger:${this.node.id}`] ?? {}) as IDataObject;
+		return (this.workflow.getStaticData('global')[`campaignCallingTrigger:${this.workflow.id}:${this.node.id}`] ?? {}) as IDataObject;
 	}
 
 	private additionalData() {
@@ -420,7 +420,7 @@ export interface TakenDelivery {
 
 /**
  * The parts of Express's response that the trigger and n8n use: status, json/send and end (which n8n
- * calls to answer, also after the sender hung up), 'close' when the connection goes.
+ * calls to answer, also after the sender hung up), 'close' when the answer is written or the connection goes.
  */
 export class FakeResponse extends EventEmitter {
 	statusCode = 200;
@@ -447,13 +447,25 @@ export class FakeResponse extends EventEmitter {
 	}
 
 	end(_chunk?: unknown): this {
+		if (this.writableEnded) return this;
 		this.writableEnded = true;
+		// As Node's response does once the answer is written (a moment later): 'close', which is no hang-up.
+		setImmediate(() => this.emitCloseOnce());
 		return this;
 	}
 
 	/** The sender stops waiting (its timeout), as a closed connection tells Express. */
 	hangUp(): void {
 		this.closed = true;
+		this.emitCloseOnce();
+	}
+
+	private closeEmitted = false;
+
+	/** Node emits a response's 'close' once, whether the answer was written or the connection went first. */
+	private emitCloseOnce(): void {
+		if (this.closeEmitted) return;
+		this.closeEmitted = true;
 		this.emit('close');
 	}
 }

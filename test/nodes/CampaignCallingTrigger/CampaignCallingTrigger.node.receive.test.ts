@@ -12,7 +12,7 @@
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { CampaignCallingTrigger } from '../../../nodes/CampaignCallingTrigger/CampaignCallingTrigger.node';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
-import { TriggerHarness, moduleSecret } from '../../helpers/triggerContext.ts';
+import { TriggerHarness, moduleSecret, restartedTrigger } from '../../helpers/triggerContext.ts';
 
 let simulator: Simulator;
 beforeAll(async () => {
@@ -99,5 +99,33 @@ describe('Include Headers', () => {
 		const own = { event_type: 'call.ended', headers: null };
 		const { items } = await deliverWithHeaders(own);
 		expect(items).toEqual([own]);
+	});
+});
+
+// Issue 66, point 4: static data is the user's workflow; a record outside the trigger's own limits is ignored.
+describe('static data edited or damaged', () => {
+	it("gives no 5xx: a record for the current URL dated before any date (-1e17) is ignored, and the module's delivery runs (before: 500)", async () => {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, { baseUrl: simulator.url, apiKey: DEMO.apiKey }, 'http://127.0.0.1:5678/webhook', {
+			workflowId: 'damaged-static-data',
+			staticData: {},
+			nodeType: new CampaignCallingTrigger(),
+		});
+		await trigger.activate();
+		const secret = moduleSecret(simulator, trigger.webhookUrl);
+		// n8n's URL changed since; the damaged record claims a module for the new URL, registered "long ago".
+		const saved = trigger.savedStaticData() as { global: Record<string, { modules: Record<string, Record<string, unknown>> }> };
+		const [storeKey] = Object.keys(saved.global);
+		const { modules } = saved.global[storeKey];
+		const [record] = Object.values(modules);
+		const movedUrl = 'http://127.0.0.1:5679/webhook';
+		const damaged = { ...record, url: `${movedUrl}/${trigger.webhookUrl.split('/webhook/')[1]}`, verifier: 'd'.repeat(43), registeredAt: -1e17 };
+		// The module itself registered long ago: a module for the current URL would have replaced it for good.
+		const registeredLongAgo = { ...record, registeredAt: 1_000 };
+		const restarted = restartedTrigger(trigger, {
+			webhookBaseUrl: movedUrl,
+			staticData: { global: { [storeKey]: { modules: { [record.verifier as string]: registeredLongAgo, [damaged.verifier]: damaged } } } },
+		});
+		const outcome = await restarted.deliver({ headers: { [SECRET_HEADER]: secret }, body: event });
+		expect([outcome.statusCode, outcome.executed]).toEqual([200, true]);
 	});
 });

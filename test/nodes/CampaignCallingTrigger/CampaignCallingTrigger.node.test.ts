@@ -56,17 +56,17 @@ describe('activation lifecycle', () => {
 		expect(await trigger.checkExists()).toBe(true);
 	});
 
-	it('keeps each module\'s URL, event, delivery settings, account fingerprint, time and id, and the SHA-256 of its secret in static data, never the secret or the key', async () => {
+	it('keeps each module\'s URL, event, delivery settings, account fingerprint, sequence, time and id, and the SHA-256 of its secret in static data, never the secret or the key', async () => {
 		const trigger = harness(['call.ended', 'campaign.completed'], { timeout: 45 });
 		const before = Date.now();
 		await trigger.activate();
 		const modules = modulesFor(simulator, trigger.webhookUrl);
 		const verifierOf = (secret: string) => createHash('sha256').update(secret).digest('base64url');
-		// scrypt of the Base URL and key under one salt per trigger node: records of one account compare equal.
-		const fingerprint = scryptSync(`${simulator.url}\n${DEMO.apiKey}`, `campaignCallingTrigger:${trigger.node.id}`, 32, FINGERPRINT_SCRYPT).toString('base64url');
+		// scrypt of the Base URL and key under one salt per trigger (workflow and node): records of one account compare equal.
+		const fingerprint = scryptSync(`${simulator.url}\n${DEMO.apiKey}`, `campaignCallingTrigger:${trigger.workflow.id}:${trigger.node.id}`, 32, FINGERPRINT_SCRYPT).toString('base64url');
 		expect(trigger.staticData).toEqual({
 			modules: Object.fromEntries(
-				modules.map(({ event, id, secret }) => [
+				modules.map(({ event, id, secret }, index) => [
 					verifierOf(secret),
 					{
 						url: trigger.webhookUrl,
@@ -75,6 +75,8 @@ describe('activation lifecycle', () => {
 						timeout: 45,
 						retryLimit: 3,
 						account: fingerprint,
+						// In registration order, from 1: the first activation read no records.
+						sequence: index + 1,
 						registeredAt: expect.any(Number),
 						moduleId: id,
 					},
@@ -97,7 +99,7 @@ describe('activation lifecycle', () => {
 		expect(moduleRequests()).toHaveLength(1);
 	});
 
-	it('widening the event set registers only the new events, each with its own secret; the earlier module\'s is still accepted', async () => {
+	it('widening the event set registers only the new events, each with its own secret and the next sequences; the earlier module\'s is still accepted', async () => {
 		const trigger = harness(['call.ended']);
 		await trigger.activate();
 		await trigger.delete();
@@ -107,6 +109,13 @@ describe('activation lifecycle', () => {
 		const modules = modulesFor(simulator, trigger.webhookUrl);
 		expect(modules.map((module) => module.event)).toEqual(['call.ended', 'call.failed', 'conversation.transcript']);
 		expect(new Set(modules.map((module) => module.secret)).size).toBe(3);
+		// Each registration follows the highest sequence among the records its activation read.
+		const records = Object.values(trigger.staticData.modules as Record<string, { event: string; sequence: number }>);
+		expect(records.map(({ event, sequence }) => [event, sequence])).toEqual([
+			['call.ended', 1],
+			['call.failed', 2],
+			['conversation.transcript', 3],
+		]);
 		for (const { event, secret } of modules) {
 			const outcome = await trigger.deliver({ headers: { [SECRET_HEADER]: secret }, body: { event_type: event } });
 			expect(outcome.output).toEqual([{ json: { event_type: event }, pairedItem: { item: 0 } }]);
@@ -465,25 +474,27 @@ describe('the trigger in the editor', () => {
 });
 
 describe("this trigger's key", () => {
-	/** The key the node's webhook methods use, seen as the key whose registrations delete() writes back into static data. */
-	async function keyOf(workflowId: string | undefined): Promise<string> {
-		for (const key of ['workflow-1:node-1', ':node-1']) {
-			rememberRegistration(key, { url: 'https://n8n.example.test/webhook', event: 'call.ended', verifier: secretVerifier(key), timeout: 30, retryLimit: 3, account: 'salt.a', registeredAt: 1_000, moduleId: key });
-		}
+	/** The keys under which delete() writes back this process's registrations into static data, each with the key its registration was made under. */
+	async function keysOf(workflowId: string | undefined): Promise<Record<string, string>> {
 		const global: IDataObject = {};
 		const context = {
 			getWorkflow: () => ({ id: workflowId }),
 			getNode: () => ({ id: 'node-1', name: 'Campaign Calling Trigger' }),
 			getWorkflowStaticData: () => global,
-			logger: { info: () => undefined },
+			logger: { info: () => undefined, warn: () => undefined },
 		} as unknown as IHookFunctions;
+		for (const key of ['workflow-1:node-1', ':node-1', 'workflow-2:node-1']) {
+			const record = { url: 'https://n8n.example.test/webhook', event: 'call.ended', verifier: secretVerifier(key), timeout: 30, retryLimit: 3, account: 'salt.a', sequence: 1, registeredAt: 1_000, moduleId: key };
+			rememberRegistration.call(context, key, record);
+		}
 		await new CampaignCallingTrigger().webhookMethods.default.delete.call(context);
-		const modules = (global['campaignCallingTrigger:node-1'] as { modules: Record<string, { moduleId: string }> }).modules;
-		return Object.values(modules).map((module) => module.moduleId).join(', ');
+		return Object.fromEntries(
+			Object.entries(global).map(([storeKey, stored]) => [storeKey, Object.values((stored as { modules: Record<string, { moduleId: string }> }).modules).map((module) => module.moduleId).join(', ')]),
+		);
 	}
 
-	it("is its workflow's id and its node's id, the workflow's empty while it is not saved", async () => {
-		expect(await keyOf('workflow-1')).toBe('workflow-1:node-1');
-		expect(await keyOf(undefined)).toBe(':node-1');
+	it("is its workflow's id and its node's id, the workflow's empty while it is not saved; its records sit in static data under it", async () => {
+		expect(await keysOf('workflow-1')).toEqual({ 'campaignCallingTrigger:workflow-1:node-1': 'workflow-1:node-1' });
+		expect(await keysOf(undefined)).toEqual({ 'campaignCallingTrigger::node-1': ':node-1' });
 	});
 });

@@ -1,21 +1,32 @@
 /**
  * The account the trigger's credential reaches (account.ts): an activation reads the credential afresh,
- * deliveries share one read for 5 s, and a credential that cannot be read is no account, not an error.
+ * deliveries share one read for 5 s (and while it is pending), and a credential that cannot be read is no
+ * account, not an error.
  */
 import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { freshAccount, recentAccount } from '../../../nodes/CampaignCallingTrigger/account';
+import { accountWithin, freshAccount, recentAccount } from '../../../nodes/CampaignCallingTrigger/account';
 
 let nodes = 0;
 
 /** A trigger node's contexts, one per call as n8n makes them, counting the credential reads they make. */
-function triggerNode(credentials: () => Promise<{ baseUrl: string; apiKey: string }>) {
-	const node = { id: `account-node-${++nodes}`, name: 'Campaign Calling Trigger', credentials: { campaignCallingApi: { id: 'credential-1', name: 'Account' } } };
+function triggerNode(credentials: () => Promise<{ baseUrl: string; apiKey: string }>, ids: { workflowId?: string; nodeId?: string } = {}) {
+	const node = { id: ids.nodeId ?? `account-node-${++nodes}`, name: 'Campaign Calling Trigger', credentials: { campaignCallingApi: { id: 'credential-1', name: 'Account' } } };
+	const workflow = { id: ids.workflowId ?? 'account-workflow' };
 	const reads = jest.fn(credentials);
-	const context = () => ({ getNode: () => node, getCredentials: reads }) as unknown as IHookFunctions & IWebhookFunctions;
+	const context = () => ({ getWorkflow: () => workflow, getNode: () => node, getCredentials: reads }) as unknown as IHookFunctions & IWebhookFunctions;
 	return { context, reads };
 }
 const working = async () => ({ baseUrl: 'https://api.example.test', apiKey: 'key-0123456789' });
+
+/** A credential read that settles only when the test says: a database that hangs. */
+function hangingRead() {
+	let settle: (credentials: { baseUrl: string; apiKey: string }) => void = () => undefined;
+	const pending = new Promise<{ baseUrl: string; apiKey: string }>((resolve) => {
+		settle = resolve;
+	});
+	return { read: async () => await pending, settle };
+}
 
 describe('the account a trigger\'s credential reaches', () => {
 	afterEach(() => jest.restoreAllMocks());
@@ -62,8 +73,39 @@ describe('the account a trigger\'s credential reaches', () => {
 		expect(reads).toHaveBeenCalledTimes(2);
 	});
 
-	it('is told apart per trigger node: one salt per node', async () => {
+	it('is told apart per trigger: one salt per workflow and node, so two workflows with the same node id (a copy) fingerprint apart', async () => {
 		const [first, second] = [triggerNode(working), triggerNode(working)];
 		expect(await recentAccount.call(first.context())).not.toBe(await recentAccount.call(second.context()));
+		// A copied workflow keeps its nodes' ids: only the workflow's id tells the copy's records from the original's.
+		const [original, copy] = [triggerNode(working, { workflowId: 'original', nodeId: 'copied-node' }), triggerNode(working, { workflowId: 'copy', nodeId: 'copied-node' })];
+		expect(await recentAccount.call(original.context())).not.toBe(await recentAccount.call(copy.context()));
+		expect([original.reads.mock.calls.length, copy.reads.mock.calls.length]).toEqual([1, 1]);
+	});
+
+	it('is read once while a read hangs, past the 5 s too: a pending read serves later deliveries, no second read starts', async () => {
+		const { read } = hangingRead();
+		const { context, reads } = triggerNode(read);
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+		void recentAccount.call(context());
+		clock.mockReturnValue(start + 6_000);
+		void recentAccount.call(context());
+		// Both deliveries wait on the one read: a hanging database gets no pile of reads.
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(reads).toHaveBeenCalledTimes(1);
+	});
+
+	it('is undefined within a wait (accountWithin) that passes while the read hangs; the late read still serves the next delivery, with no new read', async () => {
+		const { read, settle } = hangingRead();
+		const { context, reads } = triggerNode(read);
+		const started = performance.now();
+		await expect(accountWithin.call(context(), 200)).resolves.toBeUndefined();
+		expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+		settle(await working());
+		const late = await recentAccount.call(context());
+		expect(late).toMatch(/^[\w-]{43}$/);
+		expect(reads).toHaveBeenCalledTimes(1);
+		// The same account read promptly: the wait changes nothing of what a read gives.
+		await expect(accountWithin.call(context(), 200)).resolves.toBe(late);
 	});
 });

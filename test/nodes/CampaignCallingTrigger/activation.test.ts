@@ -4,6 +4,7 @@
  */
 import { HookContext, WebhookContext } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import * as service from '../../../nodes/shared/service';
@@ -151,28 +152,29 @@ describe('what activation and deactivation tell n8n\'s log', () => {
 		);
 	});
 
-	it('deactivation logs the modules that stay registered at the service, by id, to be reused', async () => {
+	it('deactivation logs the modules that stay registered at the service, by id and the URL each delivers to, to be reused at the next publish', async () => {
 		const trigger = new TriggerHarness({ events: ['call.started', 'call.ended'], options: {} }, credentials());
 		await trigger.activate();
 		logged.mockClear();
 		await trigger.delete();
-		const ids = modulesFor(simulator, trigger.webhookUrl).map(({ id }) => id);
+		const named = modulesFor(simulator, trigger.webhookUrl).map(({ id }) => `${id} delivering to ${trigger.webhookUrl}`);
 		expect(messages()).toEqual([
-			`Campaign Calling Trigger "Campaign Calling Trigger": 2 webhook module(s) remain registered at the service for this node (${ids.join(', ')}); the next activation reuses those that still serve.`,
+			`Campaign Calling Trigger "Campaign Calling Trigger": 2 webhook module(s) remain registered at the service for this node (${named.join(', ')}); the next publish reuses those that still serve.`,
 		]);
 	});
 
-	it('deactivation names every module the node registered, those for an earlier webhook URL too: the service keeps them all', async () => {
+	it('deactivation names every module the node registered, those for an earlier webhook URL too, each with its URL: the service keeps them all', async () => {
 		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
 		await trigger.activate();
 		const [old] = modulesFor(simulator, trigger.webhookUrl);
+		const oldUrl = trigger.webhookUrl;
 		trigger.setWebhookBaseUrl('http://localhost:5678/webhook');
 		await trigger.activate();
 		const [current] = modulesFor(simulator, trigger.webhookUrl);
 		logged.mockClear();
 		await trigger.delete();
 		expect(messages()).toEqual([
-			`Campaign Calling Trigger "Campaign Calling Trigger": 2 webhook module(s) remain registered at the service for this node (${old.id}, ${current.id}); the next activation reuses those that still serve.`,
+			`Campaign Calling Trigger "Campaign Calling Trigger": 2 webhook module(s) remain registered at the service for this node (${old.id} delivering to ${oldUrl}, ${current.id} delivering to ${trigger.webhookUrl}); the next publish reuses those that still serve.`,
 		]);
 	});
 
@@ -180,7 +182,7 @@ describe('what activation and deactivation tell n8n\'s log', () => {
 		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
 		await trigger.delete();
 		expect(messages()).toEqual([
-			'Campaign Calling Trigger "Campaign Calling Trigger": 0 webhook module(s) remain registered at the service for this node; the next activation reuses those that still serve.',
+			'Campaign Calling Trigger "Campaign Calling Trigger": 0 webhook module(s) remain registered at the service for this node; the next publish reuses those that still serve.',
 		]);
 	});
 
@@ -286,18 +288,24 @@ describe('activation with a webhook URL the service cannot reach (loopback, the 
 describe('what the user changes after the first activation', () => {
 	const log = { warn: jest.fn(), error: jest.fn() };
 	let logger: jest.SpyInstance;
+	/** Tests waiting for an error line, each for the count-th. */
+	let errorWaits: Array<{ count: number; logged: () => void }>;
 	beforeEach(() => {
 		log.warn = jest.fn();
-		log.error = jest.fn();
+		errorWaits = [];
+		// jest has recorded the call when its implementation runs: the count includes this line.
+		log.error = jest.fn(() => {
+			for (const wait of errorWaits) if (log.error.mock.calls.length >= wait.count) wait.logged();
+		});
 		const logged = { info: jest.fn(), warn: log.warn, error: log.error, debug: jest.fn() };
 		logger = jest.spyOn(WebhookContext.prototype, 'logger', 'get').mockReturnValue(logged as unknown as WebhookContext['logger']);
 	});
 	afterEach(() => logger.mockRestore());
 	const warnings = () => log.warn.mock.calls.map(([message]) => message as string);
 	const errors = () => log.error.mock.calls.map(([message]) => message as string);
-	/** The check of the credential runs after the answer: wait for its line (a scrypt takes tens of milliseconds). */
+	/** The error lines once the count-th is logged: the check of the credential runs after the answer, a scrypt later; jest's timeout bounds the wait. */
 	async function errorsLogged(count: number): Promise<string[]> {
-		for (let waited = 0; errors().length < count && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+		if (errors().length < count) await new Promise<void>((logged) => errorWaits.push({ count, logged }));
 		return errors();
 	}
 	const REPUBLISH = 'publish the workflow again (on n8n 2.x unpublish, then publish; on n8n 1.x deactivate, then activate)';
@@ -320,7 +328,10 @@ describe('what the user changes after the first activation', () => {
 	async function at<T>(time: number, action: () => Promise<T>): Promise<T> {
 		const clock = jest.spyOn(Date, 'now').mockReturnValue(time);
 		try {
-			return await action();
+			const result = await action();
+			// The check of the credential starts at the response's 'close', a moment after the answer: at this time too.
+			await new Promise((resolve) => setImmediate(resolve));
+			return result;
 		} finally {
 			clock.mockRestore();
 		}
@@ -347,6 +358,34 @@ describe('what the user changes after the first activation', () => {
 				`Campaign Calling Trigger "Campaign Calling Trigger": webhook module ${module.id} (call.ended) was registered at another account than the credential reaches now (another API key or Base URL). Its deliveries still run. To register at the credential's account, ${REPUBLISH}.`,
 			]);
 			expect(warnings()).toEqual([]);
+		});
+
+		it('is read only after the delivery\'s answer: none while webhook() and the execution run, then the read and the error line', async () => {
+			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+			await trigger.activate();
+			const [module] = modulesFor(simulator, trigger.webhookUrl);
+			const reads = jest.fn();
+			// Another company's key, counted each time n8n hands the credential out.
+			const counted = Object.defineProperty({ baseUrl: simulator.url }, 'apiKey', { enumerable: true, get: () => (reads(), DEMO.otherApiKey) });
+			trigger.setCredentials(counted as { baseUrl: string; apiKey: string });
+			// Past the activation's read, which would serve deliveries for 5 s.
+			const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 5_000);
+			try {
+				const taken = await trigger.take({ headers: { [SECRET_HEADER]: module.secret }, body: { event_type: 'call.ended', data: { call_id: 'c-1' } } });
+				// A turn for a check that started in webhook(): it would have read the credential by now.
+				await new Promise((resolve) => setImmediate(resolve));
+				expect([taken.executed, taken.response.writableEnded, reads.mock.calls.length]).toEqual([true, false, 0]);
+				let readsBeforeAnswer: number | undefined;
+				const end = taken.response.end.bind(taken.response);
+				jest.spyOn(taken.response, 'end').mockImplementation((chunk?: unknown) => ((readsBeforeAnswer ??= reads.mock.calls.length), end(chunk)));
+				expect((await taken.run()).statusCode).toBe(200);
+				expect(await errorsLogged(1)).toEqual([
+					`Campaign Calling Trigger "Campaign Calling Trigger": webhook module ${module.id} (call.ended) was registered at another account than the credential reaches now (another API key or Base URL). Its deliveries still run. To register at the credential's account, ${REPUBLISH}.`,
+				]);
+				expect([readsBeforeAnswer, reads.mock.calls.length]).toEqual([0, 1]);
+			} finally {
+				clock.mockRestore();
+			}
 		});
 
 		it.each([
@@ -436,6 +475,33 @@ describe('what the user changes after the first activation', () => {
 				`Campaign Calling Trigger "Campaign Calling Trigger": could not read its credential (deleted, or not decryptable). Deliveries through its current modules still run; modules replaced by later ones are refused once their retries have ended. Select a working credential, then ${REPUBLISH}.`,
 			]);
 			expect(warnings()).toEqual([expect.stringContaining(`refused a delivery through webhook module ${older.id} (call.ended)`)]);
+		});
+
+		it('one whose read hangs instead (a database that does not answer): a replaced module past its window is refused with 401 within about a second, not left pending', async () => {
+			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+			await trigger.activate();
+			trigger.setParameters({ events: ['call.ended'], options: { timeout: 45 } });
+			await trigger.activate();
+			const [older, newer] = modulesFor(simulator, trigger.webhookUrl);
+			const hanging = jest.spyOn(WebhookContext.prototype, 'getCredentials').mockImplementation(async () => await new Promise<never>(() => undefined));
+			try {
+				const later = lastRegistration(trigger) + WINDOW;
+				const started = performance.now();
+				// Bounded here so that a delivery left pending fails the test with its own line, not jest's timeout.
+				const refused = await at(later, async () => await Promise.race([deliver(trigger, older.secret, 'c-1'), sleep(5_000).then(() => 'still pending' as const)]));
+				const took = performance.now() - started;
+				expect(refused === 'still pending' ? refused : answers([refused])).toEqual([[401, false]]);
+				expect(took).toBeGreaterThanOrEqual(990);
+				expect(took).toBeLessThan(3_000);
+				expect(warnings()).toEqual([
+					`Campaign Calling Trigger "Campaign Calling Trigger": refused a delivery through webhook module ${older.id} (call.ended): module ${newer.id} replaced it on ${new Date(lastRegistration(trigger)).toISOString()}, and its retries have ended. The credential could not be read, so whether it still reaches this module's account was not checked.`,
+				]);
+				// The current module's verdict needs no account: its delivery runs whatever the read does.
+				expect(answers([await at(later, async () => await deliver(trigger, newer.secret, 'c-2'))])).toEqual([[200, true]]);
+				expect(hanging).toHaveBeenCalledTimes(1);
+			} finally {
+				hanging.mockRestore();
+			}
 		});
 
 		it('checkExists answers from the stored records instead of throwing (n8n 1.x would leave the webhook unregistered at start-up)', async () => {
@@ -554,6 +620,27 @@ describe('what the user changes after the first activation', () => {
 		]);
 	});
 
+	it('a copy of the workflow (another id; the same node id and static data) takes none of the original\'s records: it registers its own modules, and refuses the original\'s', async () => {
+		const original = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		await original.activate();
+		const [originals] = modulesFor(simulator, original.webhookUrl);
+		const copy = new TriggerHarness(original.node.parameters, credentials(), undefined, {
+			workflowId: `copy-of-${original.workflow.id}`,
+			staticData: original.savedStaticData(),
+			nodeType: original.nodeType,
+		});
+		expect(await copy.checkExists()).toBe(false);
+		await copy.activate();
+		const [, copys] = modulesFor(simulator, copy.webhookUrl);
+		expect(answers([await deliver(copy, originals.secret, 'c-1'), await deliver(copy, copys.secret, 'c-1'), await deliver(original, originals.secret, 'c-2')])).toEqual([
+			[401, false],
+			[200, true],
+			[200, true],
+		]);
+		const moduleIds = (trigger: TriggerHarness) => Object.values(trigger.staticData.modules as Record<string, { moduleId: string }>).map(({ moduleId }) => moduleId);
+		expect([moduleIds(original), moduleIds(copy)]).toEqual([[originals.id], [copys.id]]);
+	});
+
 	it('a renamed node, after a restart, keeps its modules: nothing registered again, the module\'s deliveries run', async () => {
 		const trigger = new TriggerHarness({ events: ['call.ended', 'call.failed'], options: {} }, credentials());
 		await trigger.activate();
@@ -586,7 +673,7 @@ describe("the static data an execution writes back whole at its end (n8n saves i
 		trigger.laterNode = counting;
 
 		expect((await deliver(trigger, module.secret, 'c-1')).statusCode).toBe(200);
-		expect(trigger.savedStaticData()).toEqual({ global: { counter: 1, 'campaignCallingTrigger:trigger-under-test': { modules: records } } });
+		expect(trigger.savedStaticData()).toEqual({ global: { counter: 1, [`campaignCallingTrigger:${trigger.workflow.id}:trigger-under-test`]: { modules: records } } });
 		const restarted = restartedTrigger(trigger);
 		expect((await deliver(restarted, module.secret, 'c-2')).statusCode).toBe(200);
 	});

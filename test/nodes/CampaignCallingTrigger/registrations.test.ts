@@ -18,13 +18,19 @@ import {
 	syncModuleRecords,
 	withinBound,
 } from '../../../nodes/CampaignCallingTrigger/registrations';
-import type { DeliveryCircumstances, ModuleRecord, ModuleRecords } from '../../../nodes/CampaignCallingTrigger/registrations';
+import type { DeliveryCircumstances, ModuleRecord, ModuleRecords, SeenAt } from '../../../nodes/CampaignCallingTrigger/registrations';
 
 const URL = 'https://n8n.example.test/webhook/abc/webhook';
 const NEW_URL = 'https://calls.example.test/webhook/abc/webhook';
 const KEY = 'key-of-company-a-0123456789';
 
-/** What the trigger's code asks of n8n here: the workflow's global static data, the node, its credential. */
+const logged = { warn: jest.fn(), error: jest.fn() };
+beforeEach(() => {
+	logged.warn = jest.fn();
+	logged.error = jest.fn();
+});
+
+/** What the trigger's code asks of n8n here: the workflow's global static data, the node, its credential, the log. */
 function contextOf(global: IDataObject, nodeId = 'node-1', credentials = { baseUrl: 'https://api.example.test', apiKey: KEY }) {
 	return {
 		getWorkflowStaticData: (type: string) => {
@@ -33,12 +39,16 @@ function contextOf(global: IDataObject, nodeId = 'node-1', credentials = { baseU
 		},
 		getNode: () => ({ id: nodeId, name: 'Campaign Calling Trigger' }),
 		getCredentials: async () => credentials,
+		logger: logged,
 	} as unknown as IHookFunctions;
 }
 
 let unseenTriggers = 0;
-/** The records static data holds, as read for a trigger this process knows nothing of. */
-const readRecords = (global: IDataObject) => currentModuleRecords.call(contextOf(global), `unseen-trigger-${++unseenTriggers}`);
+/** The records the stored `modules` give, as read for a trigger this process knows nothing of. */
+function readRecords(modules: unknown): ModuleRecords {
+	const trigger = `unseen-workflow-${++unseenTriggers}:node-1`;
+	return currentModuleRecords.call(contextOf({ [`campaignCallingTrigger:${trigger}`]: { modules } as IDataObject }), trigger);
+}
 
 const record = (secret: string, changes: Partial<ModuleRecord> = {}): ModuleRecord => ({
 	url: URL,
@@ -47,13 +57,17 @@ const record = (secret: string, changes: Partial<ModuleRecord> = {}): ModuleReco
 	timeout: 30,
 	retryLimit: 3,
 	account: 'account-a',
+	// In the order of registeredAt unless a case sets it: one process's registrations.
+	sequence: changes.registeredAt ?? 1_000,
 	registeredAt: 1_000,
 	moduleId: `module-${secret}`,
 	...changes,
 });
+/** When the process judging saw each record: one process sees each as it registers it. */
+const seenAtRegistration = (one: ModuleRecord) => one.registeredAt;
 const recordsOf = (...records: ModuleRecord[]): ModuleRecords => Object.fromEntries(records.map((one) => [one.verifier, one]));
-/** Global static data holding these records for the node 'node-1', as the trigger stores them. */
-const staticDataHolding = (...records: ModuleRecord[]): IDataObject => ({ 'campaignCallingTrigger:node-1': { modules: recordsOf(...records) } as unknown as IDataObject });
+/** Global static data holding these records for the trigger `triggerKey` (workflow id:node id), as the trigger stores them. */
+const staticDataHolding = (triggerKey: string, ...records: ModuleRecord[]): IDataObject => ({ [`campaignCallingTrigger:${triggerKey}`]: { modules: recordsOf(...records) } as unknown as IDataObject });
 
 describe('a module that still serves', () => {
 	it('has the same Timeout, Retry Limit and account', () => {
@@ -94,17 +108,53 @@ describe('module records read from static data', () => {
 			'not a record',
 		];
 		const modules = { [good.verifier]: good, [listened.verifier]: listened, [withoutId.verifier]: withoutId, ...Object.fromEntries(damaged.map((value, index) => [`damaged-${index}`, value])) };
-		const read = readRecords({ 'campaignCallingTrigger:node-1': { modules } as unknown as IDataObject });
 		const moduleG = { ...record('g') };
 		delete moduleG.moduleId;
-		expect(read).toEqual(recordsOf(good, listened, withoutId, moduleG));
+		expect(readRecords(modules)).toEqual(recordsOf(good, listened, withoutId, moduleG));
+	});
+
+	// Issue 66, point 4: each of these passed the type check before, and -1e17 made webhook() throw (n8n answers 500).
+	it.each([
+		['a Timeout of 0 s', { timeout: 0 }],
+		['a Timeout over 3,600 s', { timeout: 3601 }],
+		['a Timeout that is not a whole number', { timeout: 1.5 }],
+		['a negative Retry Limit', { retryLimit: -1 }],
+		['a Retry Limit over 100', { retryLimit: 101 }],
+		['a Retry Limit that is not a whole number', { retryLimit: 0.5 }],
+		['a registration time no date reaches', { registeredAt: -1e17 }],
+		['a registration time past the last date', { registeredAt: 8.64e15 + 1 }],
+		['a registration time that is not a whole number', { registeredAt: 1.5 }],
+		['no sequence', { sequence: undefined }],
+		['a sequence of 0', { sequence: 0 }],
+		['a sequence that is not a whole number', { sequence: 2.5 }],
+		['a verifier that is no SHA-256 in base64url', { verifier: 'short' }],
+		['a verifier named like a prototype', { verifier: '__proto__' }],
+	])('ignore a record with %s: it is outside the limits this trigger writes', (_label, changes) => {
+		const damaged = { ...record('damaged'), ...changes };
+		expect(readRecords({ damaged, good: record('good') })).toEqual(recordsOf(record('good')));
+	});
+
+	it('keep the limits this trigger writes at their edges', () => {
+		const edges = [
+			record('least', { timeout: 1, retryLimit: 0, registeredAt: -8.64e15, sequence: 1 }),
+			record('most', { timeout: 3600, retryLimit: 100, registeredAt: 8.64e15, sequence: Number.MAX_SAFE_INTEGER }),
+		];
+		expect(readRecords(recordsOf(...edges))).toEqual(recordsOf(...edges));
 	});
 
 	it('are none when static data holds nothing of the trigger', () => {
-		expect(readRecords({})).toEqual({});
-		expect(readRecords({ 'campaignCallingTrigger:node-1': 'damaged' })).toEqual({});
-		expect(readRecords({ 'campaignCallingTrigger:node-1': { modules: 'damaged' } })).toEqual({});
-		expect(readRecords({ 'campaignCallingTrigger:another-node': { modules: recordsOf(record('s')) as unknown as IDataObject } })).toEqual({});
+		expect(readRecords(undefined)).toEqual({});
+		expect(readRecords('damaged')).toEqual({});
+		const trigger = 'workflow-nothing:node-1';
+		expect(currentModuleRecords.call(contextOf({ [`campaignCallingTrigger:${trigger}`]: 'damaged' }), trigger)).toEqual({});
+		expect(currentModuleRecords.call(contextOf(staticDataHolding('workflow-nothing:another-node', record('s'))), trigger)).toEqual({});
+	});
+
+	it("are none for a copy of the workflow (another workflow id, the same node id) that carries the original's static data: they are the original's", () => {
+		const original = staticDataHolding('workflow-original:node-1', record('original'));
+		expect(currentModuleRecords.call(contextOf(original), 'workflow-copy:node-1')).toEqual({});
+		expect(syncModuleRecords.call(contextOf(original), 'workflow-copy:node-1')).toEqual({});
+		expect(currentModuleRecords.call(contextOf(original), 'workflow-original:node-1')).toEqual(recordsOf(record('original')));
 	});
 });
 
@@ -124,9 +174,9 @@ describe('a delivery through a module, judged by the records and the clock (the 
 	const REPUBLISH = 'publish the workflow again (on n8n 2.x unpublish, then publish; on n8n 1.x deactivate, then activate)';
 
 	/** The verdict, and whether the credential was read for it; null for a test delivery's URL, or a credential that cannot be read. */
-	async function judge(records: ModuleRecords, through: ModuleRecord, { productionUrl = URL as string | null, now = 2_000, account = 'account-a' as string | null } = {}) {
+	async function judge(records: ModuleRecords, through: ModuleRecord, { productionUrl = URL as string | null, now = 2_000, account = 'account-a' as string | null, seenAt = seenAtRegistration as SeenAt } = {}) {
 		const read = jest.fn(async () => account ?? undefined);
-		const circumstances: DeliveryCircumstances = { productionUrl: productionUrl ?? undefined, now, account: read };
+		const circumstances: DeliveryCircumstances = { productionUrl: productionUrl ?? undefined, now, seenAt, account: read };
 		return { verdict: await judgeDelivery(records, through, circumstances), credentialRead: read.mock.calls.length > 0 };
 	}
 	const refusal = (replacing: ModuleRecord, where = '', tail = '') =>
@@ -201,6 +251,40 @@ describe('a delivery through a module, judged by the records and the clock (the 
 		expect((await judge(recordsOf(slow, later), slow, { now: 10_000 + slowWindow })).verdict.accepted).toBe(false);
 	});
 
+	// Issue 66, point 2: the registering main's clock and the judging process's need not agree (queue mode across hosts).
+	describe("on the judging process's own clock, whatever the registering process's clock said", () => {
+		const later = record('later', { registeredAt: 10_000 });
+		const records = recordsOf(module, later);
+		const AHEAD = 90_000;
+		/** A webhook process whose clock is `offset` from the main's, which saw each record as the main registered it. */
+		const seenWithClock = (offset: number) => (one: ModuleRecord) => one.registeredAt + offset;
+
+		it('runs a retry inside the window on a process 90 s ahead of the registering main (before: refused, the event lost)', async () => {
+			expect((await judge(records, module, { now: 10_000 + AHEAD + WINDOW - 1, seenAt: seenWithClock(AHEAD) })).verdict).toEqual({ accepted: true });
+			expect((await judge(records, module, { now: 10_000 + AHEAD + WINDOW, seenAt: seenWithClock(AHEAD) })).verdict.accepted).toBe(false);
+		});
+
+		it('refuses once the window has passed on a process 90 s behind the registering main (before: 90 s late)', async () => {
+			expect((await judge(records, module, { now: 10_000 - AHEAD + WINDOW - 1, seenAt: seenWithClock(-AHEAD) })).verdict).toEqual({ accepted: true });
+			expect((await judge(records, module, { now: 10_000 - AHEAD + WINDOW, seenAt: seenWithClock(-AHEAD) })).verdict.accepted).toBe(false);
+		});
+
+		it('refuses on a process that saw the replacement late (restarted) once the replacement\'s own time is the window and five minutes old', async () => {
+			const seenLate = () => 100_000_000;
+			expect((await judge(records, module, { now: 10_000 + WINDOW + 300_000 - 1, seenAt: seenLate })).verdict).toEqual({ accepted: true });
+			expect((await judge(records, module, { now: 10_000 + WINDOW + 300_000, seenAt: seenLate })).verdict.accepted).toBe(false);
+		});
+
+		it('takes the later registration by its sequence, not its clock: a module from a main minutes behind replaces the earlier one', async () => {
+			const earlier = record('earlier', { sequence: 1, registeredAt: 500_000 });
+			const replacing = record('replacing', { sequence: 2, registeredAt: 100_000 });
+			const both = recordsOf(earlier, replacing);
+			const seenNow = () => 600_000;
+			expect((await judge(both, earlier, { now: 600_000 + WINDOW, seenAt: seenNow })).verdict.accepted).toBe(false);
+			expect((await judge(both, replacing, { now: 600_000 + 100 * WINDOW, seenAt: seenNow })).verdict).toEqual({ accepted: true });
+		});
+	});
+
 	it('is not replaced by a later module for another event', async () => {
 		const otherEvent = record('other event', { event: 'call.started', registeredAt: 10_000 });
 		expect((await judge(recordsOf(module, otherEvent), module, { now: 10_000_000 })).verdict).toEqual({ accepted: true });
@@ -264,7 +348,7 @@ describe('the bound of 100 records per trigger', () => {
 	])('keeps 11 production modules that still serve when 90 test listens follow them (%s): test modules go first', (_label, accountOf) => {
 		const production = Array.from({ length: 11 }, (_, index) => record(`production-${index}`, { event: `event-${index}`, registeredAt: 1_000 + index }));
 		const listens = Array.from({ length: 90 }, (_, index) => record(`listen-${index}`, { url: TEST_URL, listen: true, account: accountOf(index), registeredAt: 2_000 + index }));
-		const kept = withinBound([...production, ...listens], NOW);
+		const kept = withinBound([...production, ...listens], NOW, seenAtRegistration);
 		expect(kept).toHaveLength(100);
 		expect(kept.slice(0, 11)).toEqual(production);
 		expect(kept).not.toContainEqual(listens[0]);
@@ -274,21 +358,49 @@ describe('the bound of 100 records per trigger', () => {
 	it('drops modules replaced for good before an older one that still serves its account', () => {
 		const serving = record('serving', { event: 'call.started', registeredAt: 500 });
 		const replaced = Array.from({ length: 100 }, (_, index) => record(`replaced-${index}`, { registeredAt: 1_000 + index }));
-		const kept = withinBound([serving, ...replaced], NOW);
+		const kept = withinBound([serving, ...replaced], NOW, seenAtRegistration);
 		expect(kept).toHaveLength(100);
 		expect(kept[0]).toEqual(serving);
 		expect(kept).not.toContainEqual(replaced[0]);
 	});
 
-	it('keeps the newest module of each event, URL and account, and otherwise drops the oldest first', () => {
+	// Issue 66, point 3: the rank before put a replaced module still in its window below serving test listens.
+	it('drops test listens before a published module inside its retry window (before: 10 of 10 such modules dropped, their retries 401)', () => {
+		const replacedInWindow = Array.from({ length: 10 }, (_, index) => record(`in window ${index}`, { event: `event-${index}`, registeredAt: 1_000 + index }));
+		const listens = Array.from({ length: 50 }, (_, index) => record(`listen ${index}`, { url: TEST_URL, listen: true, account: `listen-account-${index}`, registeredAt: 2_000 + index }));
+		const serving = Array.from({ length: 40 }, (_, index) => record(`serving ${index}`, { event: `other-event-${index}`, registeredAt: 3_000 + index }));
+		const replacements = Array.from({ length: 10 }, (_, index) => record(`replacement ${index}`, { event: `event-${index}`, timeout: 90, registeredAt: NOW - 1_000 + index }));
+		const kept = withinBound([...replacedInWindow, ...listens, ...serving, ...replacements], NOW, seenAtRegistration);
+		expect(kept).toHaveLength(100);
+		expect(kept).toEqual(expect.arrayContaining([...replacedInWindow, ...serving, ...replacements, ...listens.slice(10)]));
+	});
+
+	it('drops the older of the records that can go first, so a listen that replaced another outlives it (key A, B, A)', () => {
+		const listens = ['account-a', 'account-b', 'account-a'].map((account, index) => record(`listen ${index}`, { url: TEST_URL, listen: true, account, registeredAt: 1_000 + index }));
+		const serving = Array.from({ length: 99 }, (_, index) => record(`serving ${index}`, { event: `event-${index}`, registeredAt: 2_000 + index }));
+		const kept = withinBound([...listens, ...serving], NOW, seenAtRegistration);
+		expect(kept).toEqual([listens[2], ...serving]);
+	});
+
+	it('keeps more than 100 records when none can go: each a published module in its window or the newest of its event, URL and account', () => {
 		const accounts = Array.from({ length: 101 }, (_, index) => record(`account-${index}`, { account: `account-${index}`, registeredAt: 1_000 + index }));
-		expect(withinBound(accounts, 2_000)).toEqual(accounts.slice(1));
+		expect(withinBound(accounts, 2_000, seenAtRegistration)).toEqual(accounts);
+		expect(withinBound(accounts, NOW, seenAtRegistration)).toEqual(accounts);
+	});
+
+	it('measures a replaced module\'s window from when this process saw its replacement: one seen just now is in its window', () => {
+		const replaced = Array.from({ length: 100 }, (_, index) => record(`replaced-${index}`, { registeredAt: 1_000 + index }));
+		const other = record('other event', { event: 'call.started', registeredAt: 5_000 });
+		// Past the window from the registrations (1,100 + 180,000), within it and its five minutes from their own times.
+		const now = 200_000;
+		expect(withinBound([...replaced, other], now, () => now)).toEqual([...replaced, other]);
+		expect(withinBound([...replaced, other], now, seenAtRegistration)).toEqual([...replaced.slice(1), other]);
 	});
 
 	it('keeps an older account\'s serving module over the modules another account replaced for good, which are not the newest of theirs', () => {
 		const serving = record('serving', { account: 'account-a', registeredAt: 1 });
 		const replaced = Array.from({ length: 100 }, (_, index) => record(`b-${index}`, { account: 'account-b', registeredAt: 2 + index }));
-		const kept = withinBound([serving, ...replaced], NOW);
+		const kept = withinBound([serving, ...replaced], NOW, seenAtRegistration);
 		expect(kept[0]).toEqual(serving);
 		expect(kept).not.toContainEqual(replaced[0]);
 		expect(kept).toContainEqual(replaced[99]);
@@ -298,37 +410,38 @@ describe('the bound of 100 records per trigger', () => {
 		const recentlyReplaced = record('recently replaced', { event: 'call.started', registeredAt: 1 });
 		const itsReplacement = record('its replacement', { event: 'call.started', registeredAt: NOW - 1_000 });
 		const longReplaced = Array.from({ length: 99 }, (_, index) => record(`long-${index}`, { registeredAt: 2 + index }));
-		const kept = withinBound([recentlyReplaced, ...longReplaced, itsReplacement].sort((a, b) => a.registeredAt - b.registeredAt), NOW);
+		const kept = withinBound([recentlyReplaced, ...longReplaced, itsReplacement].sort((a, b) => a.registeredAt - b.registeredAt), NOW, seenAtRegistration);
 		expect(kept).toContainEqual(recentlyReplaced);
 		expect(kept).not.toContainEqual(longReplaced[0]);
 	});
 
 	it('leaves 100 records or fewer as they are', () => {
 		const hundred = Array.from({ length: 100 }, (_, index) => record(`r-${index}`, { url: TEST_URL, listen: true, registeredAt: index }));
-		expect(withinBound(hundred, NOW)).toBe(hundred);
+		expect(withinBound(hundred, NOW, seenAtRegistration)).toBe(hundred);
 	});
 });
 
 describe('static data', () => {
-	const stored = (global: IDataObject) => (global['campaignCallingTrigger:node-1'] as IDataObject | undefined)?.modules;
+	const stored = (global: IDataObject, trigger: string) => (global[`campaignCallingTrigger:${trigger}`] as IDataObject | undefined)?.modules;
+	const remember = (trigger: string, one: ModuleRecord) => rememberRegistration.call(contextOf({}), trigger, one);
 
-	it('is written, under the node\'s id in global static data, only when this process registered a module that static data lacks', () => {
+	it("is written, under the workflow's and the node's ids in global static data, only when this process registered a module that static data lacks", () => {
 		const trigger = 'workflow-static:node-1';
-		const global = staticDataHolding(record('stored'));
+		const global = staticDataHolding(trigger, record('stored'));
 		const context = contextOf(global);
-		const before = global['campaignCallingTrigger:node-1'];
+		const before = global[`campaignCallingTrigger:${trigger}`];
 
 		syncModuleRecords.call(context, trigger);
-		expect(global['campaignCallingTrigger:node-1']).toBe(before);
+		expect(global[`campaignCallingTrigger:${trigger}`]).toBe(before);
 
-		rememberRegistration(trigger, record('stored'));
+		remember(trigger, record('stored'));
 		syncModuleRecords.call(context, trigger);
-		expect(global['campaignCallingTrigger:node-1']).toBe(before);
+		expect(global[`campaignCallingTrigger:${trigger}`]).toBe(before);
 
-		rememberRegistration(trigger, record('newer', { registeredAt: 2_000 }));
+		remember(trigger, record('newer', { registeredAt: 2_000 }));
 		expect(syncModuleRecords.call(context, trigger)).toEqual(recordsOf(record('stored'), record('newer', { registeredAt: 2_000 })));
-		expect(stored(global)).toEqual(recordsOf(record('stored'), record('newer', { registeredAt: 2_000 })));
-		expect(Object.keys(global)).toEqual(['campaignCallingTrigger:node-1']);
+		expect(stored(global, trigger)).toEqual(recordsOf(record('stored'), record('newer', { registeredAt: 2_000 })));
+		expect(Object.keys(global)).toEqual([`campaignCallingTrigger:${trigger}`]);
 	});
 
 	it("that is empty (n8n's test listen) gets the records this process read in the trigger's stored static data, and this process's registrations", () => {
@@ -336,46 +449,71 @@ describe('static data', () => {
 		const TEST_URL = URL.replace('/webhook/', '/webhook-test/');
 		const production = record('production');
 		const test = record('test, stored', { url: TEST_URL });
-		syncModuleRecords.call(contextOf(staticDataHolding(production, test)), trigger);
+		syncModuleRecords.call(contextOf(staticDataHolding(trigger, production, test)), trigger);
 
 		const listening: IDataObject = {};
 		expect(syncModuleRecords.call(contextOf(listening), trigger)).toEqual(recordsOf(production, test));
 		const registered = record('test, registered here', { url: TEST_URL, registeredAt: 2_000 });
-		rememberRegistration(trigger, registered);
+		remember(trigger, registered);
 		expect(syncModuleRecords.call(contextOf({}), trigger)).toEqual(recordsOf(production, test, registered));
 		expect(syncModuleRecords.call(contextOf({}), 'another-workflow:node-1')).toEqual({});
 	});
 
-	it('at 100 records, takes a module this process registers in, the oldest out', () => {
+	it('at 100 records, takes a module this process registers in, the oldest replaced for good out', () => {
 		const trigger = 'workflow-full:node-1';
 		const records = Array.from({ length: 100 }, (_, index) => record(`full-${index}`, { registeredAt: 1_000 + index }));
-		const global = staticDataHolding(...records);
+		const global = staticDataHolding(trigger, ...records);
 		const newest = record('newest', { registeredAt: 5_000 });
-		rememberRegistration(trigger, newest);
+		remember(trigger, newest);
 		syncModuleRecords.call(contextOf(global), trigger);
-		expect(Object.keys(stored(global) as IDataObject)).toEqual([...records.slice(1), newest].map((one) => one.verifier));
+		expect(Object.keys(stored(global, trigger) as IDataObject)).toEqual([...records.slice(1), newest].map((one) => one.verifier));
 	});
 
 	it('holding more than 100 records (an edited or imported workflow) keeps the newest 100 at the next activation', () => {
+		const trigger = 'workflow-imported:node-1';
 		const records = Array.from({ length: 103 }, (_, index) => record(`imported-${index}`, { registeredAt: 1_000 + index }));
-		const global = staticDataHolding(...records);
-		syncModuleRecords.call(contextOf(global), 'workflow-imported:node-1');
-		expect(Object.keys(stored(global) as IDataObject)).toEqual(records.slice(3).map((one) => one.verifier));
+		const global = staticDataHolding(trigger, ...records);
+		// Read long after: each was replaced for good (the registering process would have seen them as registered).
+		jest.spyOn(Date, 'now').mockReturnValue(100_000_000);
+		try {
+			syncModuleRecords.call(contextOf(global), trigger);
+		} finally {
+			jest.restoreAllMocks();
+		}
+		expect(Object.keys(stored(global, trigger) as IDataObject)).toEqual(records.slice(3).map((one) => one.verifier));
 	});
 
-	it('registered by another process later than this process\'s own registration gives the current module, whichever was read last', () => {
+	it('holding more records than the bound, none of which can go, keeps them all and says so once in the log', () => {
+		const trigger = 'workflow-overflowing:node-1';
+		const accounts = Array.from({ length: 101 }, (_, index) => record(`overflowing-${index}`, { account: `account-${index}`, registeredAt: 1_000 + index }));
+		const global = staticDataHolding(trigger, ...accounts);
+		syncModuleRecords.call(contextOf(global), trigger);
+		syncModuleRecords.call(contextOf(global), trigger);
+		expect(Object.keys(stored(global, trigger) as IDataObject)).toHaveLength(101);
+		expect(logged.warn.mock.calls).toEqual([[expect.stringContaining('keeps 101 webhook module records, more than 100, since none of them can go')]]);
+	});
+
+	it("registered by another process later than this process's own registration gives the current module, whichever was read last", () => {
 		const trigger = 'workflow-two-processes:node-1';
 		const ownEarlier = record('registered here', { registeredAt: 1_000 });
 		const otherLater = record('registered by another process', { registeredAt: 2_000 });
-		rememberRegistration(trigger, ownEarlier);
-		const records = currentModuleRecords.call(contextOf(staticDataHolding(otherLater)), trigger);
+		remember(trigger, ownEarlier);
+		const records = currentModuleRecords.call(contextOf(staticDataHolding(trigger, otherLater)), trigger);
 		expect(currentModule(records, URL, 'call.ended')?.verifier).toBe(otherLater.verifier);
+	});
+
+	it('ordered by sequence: a module a main whose clock is minutes behind registered later is the current one (before: ordered by that clock)', () => {
+		const trigger = 'workflow-two-clocks:node-1';
+		const earlier = record('earlier, clock ahead', { sequence: 1, registeredAt: 500_000 });
+		const later = record('later, clock behind', { sequence: 2, registeredAt: 100_000 });
+		const records = currentModuleRecords.call(contextOf(staticDataHolding(trigger, later, earlier)), trigger);
+		expect(currentModule(records, URL, 'call.ended')?.verifier).toBe(later.verifier);
 	});
 
 	it("that a trigger in use read at its activations stays known to it after 10,000 other triggers read theirs: the bound drops the trigger read longest ago", () => {
 		const trigger = 'workflow-in-use:node-1';
 		const inUse = record('in use');
-		const activate = (name: string) => syncModuleRecords.call(contextOf(staticDataHolding(inUse)), name);
+		const activate = (name: string) => syncModuleRecords.call(contextOf(staticDataHolding(name, inUse)), name);
 		activate(trigger);
 		for (let other = 0; other < 9_999; other++) activate(`workflow-deleted-${other}:node-1`);
 		activate(trigger);
@@ -384,21 +522,26 @@ describe('static data', () => {
 		expect(currentModuleRecords.call(contextOf({}), 'workflow-deleted-0:node-1')).toEqual({});
 	});
 
-	it('a delivery writes into the process\'s records only when stored static data holds a record it has not seen', () => {
+	it("a delivery writes into the process's records only when stored static data holds a record it has not seen", () => {
 		const trigger = 'workflow-delivery-reads:node-1';
 		const first = record('first');
-		const known = currentModuleRecords.call(contextOf(staticDataHolding(first)), trigger);
-		expect(currentModuleRecords.call(contextOf(staticDataHolding(first)), trigger)).toBe(known);
+		const known = currentModuleRecords.call(contextOf(staticDataHolding(trigger, first)), trigger);
+		expect(currentModuleRecords.call(contextOf(staticDataHolding(trigger, first)), trigger)).toBe(known);
 		const second = record('second', { registeredAt: 2_000 });
-		expect(currentModuleRecords.call(contextOf(staticDataHolding(first, second)), trigger)).toEqual(recordsOf(first, second));
+		expect(currentModuleRecords.call(contextOf(staticDataHolding(trigger, first, second)), trigger)).toEqual(recordsOf(first, second));
 	});
 
-	it('keeps the newest 100 records of a trigger, oldest gone first', () => {
+	it('keeps the newest 100 records of a trigger, the oldest replaced for good gone first', () => {
 		const trigger = 'workflow-bounded:node-1';
 		const records = Array.from({ length: 103 }, (_, index) => record(`s-${index}`, { registeredAt: 1_000 + index }));
-		for (const one of records) rememberRegistration(trigger, one);
+		jest.spyOn(Date, 'now').mockReturnValue(100_000_000);
+		try {
+			for (const one of records) remember(trigger, one);
+		} finally {
+			jest.restoreAllMocks();
+		}
 		const global: IDataObject = {};
 		expect(Object.keys(syncModuleRecords.call(contextOf(global), trigger))).toEqual(records.slice(3).map((one) => one.verifier));
-		expect(Object.keys(stored(global) as IDataObject)).toHaveLength(100);
+		expect(Object.keys(stored(global, trigger) as IDataObject)).toHaveLength(100);
 	});
 });
