@@ -168,7 +168,7 @@ async function startTree(tree: Tree, version: N8nVersion, simulator: Simulator):
 		workflowIds: { webhook: created.webhook.id, off: created.off.id, new: created.on.id, repeat: created.on.id },
 		targets: { webhook: { url: `${n8n.webhookUrl}webhook/bench-webhook`, headers: {} }, off: target(off), new: target(on), repeat: target(on) },
 		// New events are numbered from 1,000,000 up; repeats resend the latest batch of new events (at first 0..perRound-1,
-		// recorded before the rounds): the trigger remembers a recorded key in its process for 10 minutes (keyCache.ts).
+		// recorded before the rounds): the trigger remembers a recorded key in its process for 10 minutes (inFlight.ts, its key cache).
 		nextNew: 1_000_000,
 		lastRecorded: 0,
 	};

@@ -7,7 +7,8 @@
  * breakable location (statements, calls, returns) of every script under nodes/ and credentials/; each
  * pause records its file, and the run resumes. Code outside the package (n8n, Node) has no breakpoints, so
  * a call into n8n's helpers is no visit. Consecutive pauses in one file are one stay: a visit is each entry
- * into a file after the first, a return each entry into a file the path had left before.
+ * into a file after the first, a return each entry into a file the path had left before; calls (callsIn) leave
+ * out the entries that come back to a caller.
  * `npm run bench -- -t "4. Data path"`.
  */
 import { relative } from 'node:path';
@@ -66,6 +67,29 @@ async function traced(run: () => Promise<unknown>): Promise<string[]> {
 	return files.map((url) => relative(`/${ROOT}`, url.replace(/^file:\/\//, '')));
 }
 
+/**
+ * The path counted by calls (issue 66's count): a call is a move into a file that is not the file n8n called (the
+ * path's first), nor a return to the file below it on a stack of the files moved into; a move into the first file
+ * ends every chain. `callsAgain` are the calls into a file called before.
+ */
+function callsIn(stays: string[]): { calls: number; callsAgain: number } {
+	const [entry] = stays;
+	const stack = [entry];
+	const called = new Set<string>();
+	let [calls, callsAgain] = [0, 0];
+	for (const file of stays.slice(1)) {
+		if (file === entry) stack.splice(1);
+		else if (stack[stack.length - 2] === file) stack.pop();
+		else {
+			calls += 1;
+			if (called.has(file)) callsAgain += 1;
+			called.add(file);
+			stack.push(file);
+		}
+	}
+	return { calls, callsAgain };
+}
+
 /** Visits, returns and files of a path (barrel index.ts files left out: their re-export getters hold no logic). */
 function summary(label: string, path: string[]): { row: string; order: string } {
 	const stays = path.filter((file) => !file.endsWith('/index.ts')).filter((file, index, files) => file !== files[index - 1]);
@@ -78,8 +102,9 @@ function summary(label: string, path: string[]): { row: string; order: string } 
 		seen.add(file);
 	});
 	const most = [...visitsPerFile].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([file, count]) => `${file.split('/').pop()} ×${count}`);
+	const { calls, callsAgain } = callsIn(stays);
 	return {
-		row: `| ${label} | ${stays.length - 1} | ${returns} | ${seen.size} | ${most.join(', ')} |`,
+		row: `| ${label} | ${stays.length - 1} | ${returns} | ${calls} | ${callsAgain} | ${seen.size} | ${most.join(', ')} |`,
 		order: `${label}: ${stays.map((file) => file.replace(/^nodes\//, '')).join(' → ')}`,
 	};
 }
@@ -128,6 +153,6 @@ test('4. Data path: visits, returns and files of one Add to Campaign item and on
 
 	const paths = [summary('Add to Campaign, one item', itemPath), summary('trigger delivery (webhook() + execute())', deliveryPath)];
 	process.stdout.write(
-		['', '| path | visits | returns | files | most visited |', '|---|---|---|---|---|', ...paths.map((path) => path.row), '', ...paths.map((path) => path.order), ''].join('\n'),
+		['', '| path | visits | returns | calls | calls again | files | most visited |', '|---|---|---|---|---|---|---|', ...paths.map((path) => path.row), '', ...paths.map((path) => path.order), ''].join('\n'),
 	);
 });

@@ -16,9 +16,8 @@ import { EVENT_TYPES, capitalized } from '../shared/vocabulary';
 import { modulesExist, registerModules, reportModulesKept } from './activation';
 import { HANDOVER_FIELD, parseDelivery, withoutSecret } from './delivery';
 import { HUNG_UP, claimEvents } from './inFlight';
-import { deliveryParameters, thisTriggerKey } from './parameters';
-import { acceptedModule, keepRecordsInExecution, wholeRecords } from './registrations';
-import type { ModuleRecords } from './registrations';
+import { deliveryParameters } from './parameters';
+import { acceptedModule, keepRecordsInExecution } from './registrations';
 import { REMEMBERED_KEYS, findRepeats, keyedEvents } from './repeats';
 import type { KeyedEvent } from './repeats';
 
@@ -29,8 +28,8 @@ interface Handover {
 	repeats?: number;
 	/** The event's repeat key, when Ignore Repeats is on and the event has one. */
 	key?: string;
-	/** On the first item: the module records the delivery was judged by, for the execution's copy of static data. */
-	modules?: ModuleRecords;
+	/** On the first item: the module records the delivery was judged by, for the execution's copy of static data (checked there). */
+	modules?: unknown;
 }
 
 function readHandover(json: IDataObject): Handover | undefined {
@@ -40,7 +39,7 @@ function readHandover(json: IDataObject): Handover | undefined {
 		received,
 		repeats: typeof repeats === 'number' ? repeats : undefined,
 		key: typeof key === 'string' ? key : undefined,
-		modules: modules === undefined ? undefined : wholeRecords(modules),
+		modules,
 	};
 }
 
@@ -63,6 +62,11 @@ function handoverItems(events: KeyedEvent[], headers: IDataObject | undefined, d
 		json[HANDOVER_FIELD] = { ...perItem, ...(key !== undefined ? { key } : {}), ...(index === 0 ? { modules } : {}) } as IDataObject;
 		return { json };
 	});
+}
+
+/** This trigger among all in the process's state and in static data: its workflow's id (a copy's differs) and its node's. */
+function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
+	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 }
 
 const EVENT_NAMES = Object.fromEntries(EVENT_TYPES.map(({ name, value }) => [value, name]));

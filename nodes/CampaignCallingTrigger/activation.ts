@@ -29,7 +29,7 @@ async function activationPlan(this: IHookFunctions, triggerKey: string, account:
 
 /** Whether every selected event has a module that still serves; from the stored records alone when the credential cannot be read. */
 export async function modulesExist(this: IHookFunctions, triggerKey: string): Promise<boolean> {
-	const account = await freshAccount.call(this).catch(() => undefined);
+	const account = await freshAccount.call(this, triggerKey).catch(() => undefined);
 	// n8n 1.x leaves the webhook unregistered at start-up when this throws: the current modules' deliveries go on.
 	if (account === undefined) this.logger.warn(`${triggerLogPrefix.call(this)} could not read its credential; the stored webhook modules are taken as they are.`);
 	const { missing } = await activationPlan.call(this, triggerKey, account);
@@ -40,7 +40,7 @@ export async function modulesExist(this: IHookFunctions, triggerKey: string): Pr
 const modulesFor = (records: ModuleRecords, event: string) => Object.values(records).filter((record) => record.event === event).map(moduleName);
 
 export async function registerModules(this: IHookFunctions, triggerKey: string): Promise<boolean> {
-	const account = await freshAccount.call(this);
+	const account = await freshAccount.call(this, triggerKey);
 	const { missing, warning, webhookUrl, limits, records, comparesWholeEvents } = await activationPlan.call(this, triggerKey, account);
 	if (warning) this.logger.warn(warning);
 	const replaced: string[] = [];

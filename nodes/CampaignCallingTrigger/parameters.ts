@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { readDeliveryLimits } from '../shared/moduleSettings';
@@ -15,11 +15,6 @@ export const ignoreRepeatsSet = (options: IDataObject) => (options.ignoreRepeats
 export function ignoresRepeats(this: IWebhookFunctions, options: IDataObject): boolean {
 	// Test deliveries (the editor's "Listen for test event") take one event and are not remembered.
 	return ignoreRepeatsSet(options) && this.getMode() !== 'manual';
-}
-
-/** This trigger among all in the process's state and in static data: its workflow's id (a copy's differs) and its node's. */
-export function thisTriggerKey(this: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
-	return `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 }
 
 /** How the trigger's log lines begin: the node by name, as the user sees it on the canvas. */

@@ -6,7 +6,7 @@ import { BoundedMap } from './boundedMap';
 import { SECRET_HEADER } from './delivery';
 import { inFlightLifetimeMs } from './inFlight';
 import { triggerLogPrefix } from './parameters';
-import { deliveryLimitsInRange } from '../shared/moduleSettings';
+import { DELIVERY_LIMIT_BOUNDS } from '../shared/moduleSettings';
 
 /** A webhook module this trigger registered: its secret only as its SHA-256 (`verifier`), its account as a fingerprint (account.ts). */
 export interface ModuleRecord {
@@ -104,13 +104,10 @@ export type SeenAt = (record: ModuleRecord) => number;
  */
 export function replacements(records: ModuleRecord[], module: ModuleRecord, productionUrl: string | undefined, now: number, seenAt: SeenAt): ModuleRecord[] {
 	const lateUrl = productionUrl !== undefined && module.url !== productionUrl;
+	const later = records.filter((other) => other.event === module.event && ((other.url === module.url && byRegistration(other, module) > 0) || (lateUrl && other.url === productionUrl)));
+	if (later.length === 0) return later;
 	const window = inFlightLifetimeMs(module);
-	return records.filter(
-		(other) =>
-			other.event === module.event &&
-			((other.url === module.url && byRegistration(other, module) > 0) || (lateUrl && other.url === productionUrl)) &&
-			(now >= Math.max(seenAt(module), seenAt(other)) + window || now >= Math.max(module.registeredAt, other.registeredAt) + window + CLOCK_TOLERANCE_MS),
-	);
+	return later.filter((other) => now >= Math.max(seenAt(module), seenAt(other)) + window || now >= Math.max(module.registeredAt, other.registeredAt) + window + CLOCK_TOLERANCE_MS);
 }
 
 /** n8n 2.x registers a trigger anew only on a publish that changed its node; 1.x on every save of an active workflow. */
@@ -173,7 +170,7 @@ export async function acceptedModule(this: IWebhookFunctions, triggerKey: string
 		productionUrl,
 		now,
 		seenAt: (record) => seen?.get(record.verifier) ?? now,
-		account: async () => await accountWithin.call(this, ACCOUNT_WAIT_MS),
+		account: async () => await accountWithin.call(this, triggerKey, ACCOUNT_WAIT_MS),
 	});
 	if (!verdict.accepted) {
 		noticeOnce.call(this, 'warn', `${triggerKey}\nrefused\n${module.verifier}`, verdict.reason);
@@ -190,7 +187,7 @@ const ACCOUNT_WAIT_MS = 1_000;
 
 /** Logs, once, a credential that no longer reaches the module's account or cannot be read: a publish would register anew. */
 async function warnOfCredentialChange(this: IWebhookFunctions, triggerKey: string, module: ModuleRecord): Promise<void> {
-	const account = await recentAccount.call(this);
+	const account = await recentAccount.call(this, triggerKey);
 	if (account === undefined) {
 		noticeOnce.call(this, 'error', `${triggerKey}\nunreadable credential`, `could not read its credential (deleted, or not decryptable). Deliveries through its current modules still run; modules replaced by later ones are refused once their retries have ended. Select a working credential, then ${REPUBLISH}.`);
 	} else if (account !== module.account) {
@@ -283,6 +280,8 @@ const VERIFIER = /^[A-Za-z0-9_-]{43}$/;
 /** The furthest a JavaScript date reaches either side of 1970: a registration time the log can print. */
 const LAST_DATE_MS = 8.64e15;
 
+const inBounds = (value: unknown, { min, max }: { min: number; max: number }) => Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
+
 /** Whether `value` is a record this trigger could have written: any other is ignored, whatever it holds. */
 function isWholeRecord(value: unknown): value is ModuleRecord {
 	const { url, event, verifier, timeout, retryLimit, account, sequence, registeredAt } = (value ?? {}) as Partial<Record<keyof ModuleRecord, unknown>>;
@@ -290,9 +289,8 @@ function isWholeRecord(value: unknown): value is ModuleRecord {
 		[url, event, account].every((text) => typeof text === 'string' && text !== '') &&
 		typeof verifier === 'string' &&
 		VERIFIER.test(verifier) &&
-		typeof timeout === 'number' &&
-		typeof retryLimit === 'number' &&
-		deliveryLimitsInRange({ timeout, retryLimit }) &&
+		inBounds(timeout, DELIVERY_LIMIT_BOUNDS.timeout) &&
+		inBounds(retryLimit, DELIVERY_LIMIT_BOUNDS.retryLimit) &&
 		Number.isSafeInteger(sequence) &&
 		(sequence as number) > 0 &&
 		Number.isSafeInteger(registeredAt) &&
@@ -321,7 +319,8 @@ export function wholeRecords(values: unknown): ModuleRecords {
  * back whole when another node changed it (a Code node's $getWorkflowStaticData): the records then go back with it,
  * also where n8n 2.x's queue-mode workers start from an empty copy (docs/trigger-reference.md).
  */
-export function keepRecordsInExecution(this: IExecuteFunctions, triggerKey: string, records: ModuleRecords): void {
+export function keepRecordsInExecution(this: IExecuteFunctions, triggerKey: string, handedOver: unknown): void {
+	const records = wholeRecords(handedOver);
 	const stored = storedModuleRecords.call(this, triggerKey);
 	if (Object.keys(records).every((verifier) => stored[verifier] !== undefined)) return;
 	const merged = Object.values({ ...stored, ...records }).sort(byRegistration);

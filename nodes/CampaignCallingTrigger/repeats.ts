@@ -126,7 +126,9 @@ const storeQueues = new Map<string, Promise<unknown>>();
 
 /** One trigger's store updates in turn: n8n's store reads, changes and writes back its list without a lock. */
 async function oneAtATime<T>(triggerKey: string, task: () => Promise<T>): Promise<T> {
-	const run = (storeQueues.get(triggerKey) ?? Promise.resolve()).then(task);
+	const earlier = storeQueues.get(triggerKey);
+	// Nothing queued: the task starts now, not a microtask later.
+	const run = earlier === undefined ? task() : earlier.then(task);
 	const settled = run.catch(() => undefined);
 	storeQueues.set(triggerKey, settled);
 	try {

@@ -105,12 +105,11 @@ function headersFromList(value: unknown): Record<string, string> {
 	return headers;
 }
 
-/** Whether Timeout and Retry Limit are whole numbers within the node's bounds. */
-export const deliveryLimitsInRange = (limits: { timeout: number; retryLimit: number }) =>
-	[TIMEOUT_FIELD, RETRY_LIMIT_FIELD].every(({ name, min, max }) => {
-		const value = limits[name as keyof typeof limits];
-		return Number.isInteger(value) && value >= min && value <= max;
-	});
+/** Timeout's and Retry Limit's bounds, for a reader of stored settings (whole numbers within them). */
+export const DELIVERY_LIMIT_BOUNDS = {
+	timeout: { min: TIMEOUT_FIELD.min, max: TIMEOUT_FIELD.max },
+	retryLimit: { min: RETRY_LIMIT_FIELD.min, max: RETRY_LIMIT_FIELD.max },
+};
 
 /** Timeout and Retry Limit from an Options collection, checked, with the defaults filled in. */
 export function readDeliveryLimits(options: IDataObject): { timeout: number; retryLimit: number } {

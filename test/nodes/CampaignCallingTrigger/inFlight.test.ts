@@ -8,7 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { HANDOVER_FIELD, SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { BoundedMap } from '../../../nodes/CampaignCallingTrigger/boundedMap';
 import { HUNG_UP, claimEvents, inFlightEvent } from '../../../nodes/CampaignCallingTrigger/inFlight';
-import { isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/keyCache';
+import { isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/inFlight';
 
 import { repeatKeyHash } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';

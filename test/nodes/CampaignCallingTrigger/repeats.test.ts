@@ -10,7 +10,7 @@ import type { CampaignCallingTrigger as TriggerType } from '../../../nodes/Campa
 import { SECRET_HEADER } from '../../../nodes/CampaignCallingTrigger/delivery';
 import { readRepeatKeyPath } from '../../../nodes/CampaignCallingTrigger/parameters';
 import { answerRecordedAllAsNew } from '../../../nodes/CampaignCallingTrigger/inFlight';
-import { isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/keyCache';
+import { isRecordedRepeat } from '../../../nodes/CampaignCallingTrigger/inFlight';
 import { REMEMBERED_KEYS, REREAD_DELAY_MS, checkAndRecordKeys, repeatKeyHash, type KeyStore } from '../../../nodes/CampaignCallingTrigger/repeats';
 import { DEMO, startSimulator, type Simulator } from '../../simulator/server.ts';
 import { processedDataStore } from '../../helpers/processedData.ts';

@@ -1,5 +1,5 @@
-/** Ignore Repeats' key cache (keyCache.ts): its bounds, its order and its lifetime. */
-type KeyCache = typeof import('../../../nodes/CampaignCallingTrigger/keyCache');
+/** Ignore Repeats' key cache (inFlight.ts): its bounds, its order and its lifetime. */
+type KeyCache = typeof import('../../../nodes/CampaignCallingTrigger/inFlight');
 
 let ageCachedKeys: KeyCache['ageCachedKeys'];
 let cacheRecordedKeys: KeyCache['cacheRecordedKeys'];
@@ -8,7 +8,7 @@ let isRecordedRepeat: KeyCache['isRecordedRepeat'];
 // Each test starts from an empty cache, as a process does: one test's keys must not decide another's evictions.
 beforeEach(() => {
 	jest.isolateModules(() => {
-		({ ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } = require('../../../nodes/CampaignCallingTrigger/keyCache') as KeyCache);
+		({ ageCachedKeys, cacheRecordedKeys, isRecordedRepeat } = require('../../../nodes/CampaignCallingTrigger/inFlight') as KeyCache);
 	});
 });
 afterEach(() => jest.useRealTimers());
