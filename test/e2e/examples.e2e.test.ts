@@ -136,6 +136,16 @@ describe('the example files', () => {
 	});
 
 
+	// Issue 66, point 1: every import of a shipped example would otherwise share its nodes' ids; n8n gives each imported node one.
+	it('carry no node ids, so that no two imports of one example share a node id', () => {
+		const withIds = [...Object.values(EXAMPLES), MCP_EXAMPLE, HUMAN_REVIEW_EXAMPLE].flatMap((file) =>
+			readExample(file)
+				.nodes.filter((each) => (each as { id?: unknown }).id !== undefined)
+				.map((each) => `${file}: ${each.name}`),
+		);
+		expect(withIds).toEqual([]);
+	});
+
 	it('call-then-act-on-outcome, as shipped, checks every 5 minutes (a wait n8n stores, holding no slot), at most 12 times', () => {
 		const shipped = readExample(EXAMPLES.callThenAct);
 		const wait = shipped.nodes.find((each) => each.name === 'Wait Between Checks');
