@@ -6,6 +6,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
+# The package file needs none of this: scripts/package.sh builds it with the Node on PATH (20 or newer) and only the
+# build's packages, in a temporary folder, leaving node_modules and ~/.cache as they are.
+if [ "${1:-}" = package ]; then exec bash scripts/package.sh; fi
+
 # shellcheck source=scripts/toolchain.sh
 source scripts/toolchain.sh || exit 1
 
@@ -40,16 +44,6 @@ case "${1:-}" in
   install)
     # The dependencies only (CI installs them in a step of its own before `npm test`, which then finds them in place).
     exit 0
-    ;;
-  package)
-    # The release file as the publish workflow packs it (.github/workflows/publish.yml), without its tests:
-    # the build, `npm pack`, and the file's SHA-256 beside it, in the clone's folder.
-    setup_say "building the package"
-    npm run --silent build || exit 1
-    tarball="$(npm pack --silent)" || exit 1
-    sha256sum "$tarball" >"$tarball.sha256" || exit 1
-    setup_say "wrote $tarball and $tarball.sha256 (check a copy with: sha256sum -c $tarball.sha256)"
-    cat "$tarball.sha256"
     ;;
   *)
     echo "usage: bash scripts/bootstrap.sh demo|test|install|package" >&2
