@@ -40,7 +40,7 @@ const DRAIN_TIMEOUT_MS = 3 * 60_000;
 
 /** What the workflow's static data holds at one moment: which of the service's modules it has a record of, and the Code node's counter. */
 export interface StaticDataView {
-	/** The records under `campaignCallingTrigger:<node id>`. */
+	/** The records under `campaignCallingTrigger:<workflow id>:<node id>`. */
 	records: number;
 	/** Of the modules the service holds for the trigger's URL, oldest first: `first`, `second`, … for each one recorded. */
 	recorded: string[];
@@ -128,7 +128,7 @@ export async function staticDataView(n8n: N8nInstance, workflowId: string, trigg
 	if (answer.status !== 200) throw new Error(`Reading workflow ${workflowId}: HTTP ${answer.status}`);
 	const staticData = answer.body.data.staticData ?? {};
 	const global = (staticData.global ?? staticData) as Record<string, unknown>;
-	const stored = ((global[`campaignCallingTrigger:${triggerId}`] as { modules?: Record<string, unknown> } | undefined)?.modules ?? {}) as Record<string, unknown>;
+	const stored = ((global[`campaignCallingTrigger:${workflowId}:${triggerId}`] as { modules?: Record<string, unknown> } | undefined)?.modules ?? {}) as Record<string, unknown>;
 	return {
 		records: Object.keys(stored).length,
 		recorded: modules.flatMap((module, index) => (stored[verifierOf(module)] !== undefined ? [ordinal(index)] : [])),
