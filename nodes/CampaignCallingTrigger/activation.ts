@@ -76,7 +76,7 @@ export async function registerModules(this: IHookFunctions, triggerKey: string):
 		const earlier = modulesFor(records, event);
 		if (earlier.length > 0) replaced.push(event);
 		this.logger.info(
-			`${triggerLogPrefix.call(this)} registered webhook module ${moduleName(record)} for ${event} (Timeout ${limits.timeout} s, Retry Limit ${limits.retryLimit})${earlier.length > 0 ? `; earlier module(s) for this event: ${earlier.join(', ')}` : ''}.`,
+			`${triggerLogPrefix.call(this)} registered webhook module ${moduleName(record)} for ${event} delivering to ${webhookUrl} (Timeout ${limits.timeout} s, Retry Limit ${limits.retryLimit})${earlier.length > 0 ? `; earlier module(s) for this event: ${earlier.join(', ')}` : ''}.`,
 		);
 	}
 	if (replaced.length > 0 && comparesWholeEvents) {

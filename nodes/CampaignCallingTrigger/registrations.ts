@@ -209,7 +209,7 @@ function countUnknownSecret(this: IWebhookFunctions, triggerKey: string): void {
 	unknownSecrets.set(triggerKey, tally);
 	if (now - tally.loggedAt < UNKNOWN_SECRET_LOG_INTERVAL_MS) return;
 	this.logger.warn(
-		`${triggerLogPrefix.call(this)} answered 401 to ${tally.unlogged} delivery(ies) whose secret belongs to none of this node's modules${Number.isFinite(tally.loggedAt) ? ` since ${new Date(tally.loggedAt).toISOString()}` : ''}: a module whose record this workflow lost (imported without its static data, or registered by a copy of the workflow), or a request from elsewhere.`,
+		`${triggerLogPrefix.call(this)} answered 401 to ${tally.unlogged} delivery(ies) whose secret belongs to none of this node's modules${Number.isFinite(tally.loggedAt) ? ` since ${new Date(tally.loggedAt).toISOString()}` : ''}: a module whose record this workflow lost (imported without its static data, or restored from an older backup), or a request from elsewhere.`,
 	);
 	Object.assign(tally, { loggedAt: now, unlogged: 0 });
 }

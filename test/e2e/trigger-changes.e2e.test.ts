@@ -131,7 +131,7 @@ describeEachVersion('the trigger after its account changed, in n8n %s (issue 49,
 			throughB: 200,
 			runs: { throughA: 1, throughB: 1 },
 			refusal: undefined,
-			registration: expect.stringContaining(`registered webhook module ${moduleB?.id} for call.ended (Timeout 30 s, Retry Limit 3); earlier module(s) for this event: ${moduleA.id}`),
+			registration: expect.stringContaining(`registered webhook module ${moduleB?.id} for call.ended delivering to ${moduleB?.url} (Timeout 30 s, Retry Limit 3); earlier module(s) for this event: ${moduleA.id}`),
 		};
 		return { observed, expected };
 	}

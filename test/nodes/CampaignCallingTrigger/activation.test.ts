@@ -135,7 +135,7 @@ describe('what activation and deactivation tell n8n\'s log', () => {
 		await trigger.activate();
 		const first = modulesFor(simulator, trigger.webhookUrl);
 		expect(messages()).toEqual(
-			first.map(({ id, event }) => `Campaign Calling Trigger "Campaign Calling Trigger": registered webhook module ${id} for ${event} (Timeout 30 s, Retry Limit 3).`),
+			first.map(({ id, event }) => `Campaign Calling Trigger "Campaign Calling Trigger": registered webhook module ${id} for ${event} delivering to ${trigger.webhookUrl} (Timeout 30 s, Retry Limit 3).`),
 		);
 		logged.mockClear();
 		await trigger.activate();
@@ -147,7 +147,7 @@ describe('what activation and deactivation tell n8n\'s log', () => {
 		expect(messages()).toEqual(
 			replacing.map(
 				({ id, event }) =>
-					`Campaign Calling Trigger "Campaign Calling Trigger": registered webhook module ${id} for ${event} (Timeout 90 s, Retry Limit 5); earlier module(s) for this event: ${first.find((earlier) => earlier.event === event)?.id}.`,
+					`Campaign Calling Trigger "Campaign Calling Trigger": registered webhook module ${id} for ${event} delivering to ${trigger.webhookUrl} (Timeout 90 s, Retry Limit 5); earlier module(s) for this event: ${first.find((earlier) => earlier.event === event)?.id}.`,
 			),
 		);
 	});
@@ -201,7 +201,7 @@ describe('what activation and deactivation tell n8n\'s log', () => {
 		const created = jest.spyOn(service, 'createWebhookModule').mockResolvedValueOnce({ event_type: 'call.ended', status: 'active' });
 		await trigger.activate();
 		created.mockRestore();
-		expect(messages()).toEqual(['Campaign Calling Trigger "Campaign Calling Trigger": registered webhook module (id not returned) for call.ended (Timeout 30 s, Retry Limit 3).']);
+		expect(messages()).toEqual([`Campaign Calling Trigger "Campaign Calling Trigger": registered webhook module (id not returned) for call.ended delivering to ${trigger.webhookUrl} (Timeout 30 s, Retry Limit 3).`]);
 		const [record] = Object.values(trigger.staticData.modules as Record<string, Record<string, unknown>>);
 		expect(record).not.toHaveProperty('moduleId');
 	});
@@ -615,8 +615,8 @@ describe('what the user changes after the first activation', () => {
 		const prefix = 'Campaign Calling Trigger "Campaign Calling Trigger": answered 401 to';
 		const cause = "whose secret belongs to none of this node's modules";
 		expect(warnings()).toEqual([
-			`${prefix} 1 delivery(ies) ${cause}: a module whose record this workflow lost (imported without its static data, or registered by a copy of the workflow), or a request from elsewhere.`,
-			`${prefix} 3 delivery(ies) ${cause} since ${new Date(start).toISOString()}: a module whose record this workflow lost (imported without its static data, or registered by a copy of the workflow), or a request from elsewhere.`,
+			`${prefix} 1 delivery(ies) ${cause}: a module whose record this workflow lost (imported without its static data, or restored from an older backup), or a request from elsewhere.`,
+			`${prefix} 3 delivery(ies) ${cause} since ${new Date(start).toISOString()}: a module whose record this workflow lost (imported without its static data, or restored from an older backup), or a request from elsewhere.`,
 		]);
 	});
 
