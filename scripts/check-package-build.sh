@@ -35,7 +35,10 @@ home_before="$(cd "$work/home" && find . -exec ls -ld --time-style=+%s.%N {} + |
 
 say "running scripts/package.sh in a clone of $(git rev-parse --short HEAD), with env -i HOME=<empty> TMPDIR=<empty> PATH=<this PATH> (node $(node --version), npm $(npm --version))"
 package_started=$SECONDS
-env -i HOME="$work/home" TMPDIR="$work/tmp" PATH="$PATH" bash -c 'cd "$1" && bash scripts/package.sh' _ "$work/clone"
+# npm reads its global settings (where a machine keeps its registry's CA file) from beside the Node it came with; a
+# Node put first on PATH from elsewhere (scripts/toolchain.sh's) needs the location passed on, as toolchain.sh does.
+globalconfig="$(npm config get globalconfig 2>/dev/null)"
+env -i HOME="$work/home" TMPDIR="$work/tmp" PATH="$PATH" ${globalconfig:+npm_config_globalconfig="$globalconfig"} bash -c 'cd "$1" && bash scripts/package.sh' _ "$work/clone"
 status=$?
 package_seconds=$((SECONDS - package_started))
 if ! check "scripts/package.sh exited 0 (it exited $status)" '[ "$status" -eq 0 ]'; then
