@@ -10,19 +10,22 @@
  * workflow runs only the events of its own module, and neither's unpublish names the other's modules (before issue
  * 66 the copy's unpublish listed the original's live module, which the runbook then told the user to have removed).
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { DEMO, startSimulator, type Simulator } from '../simulator/server.ts';
 import { DOWNSTREAM } from './harness/deliveries.ts';
 import { type HeldModule, deliverThrough, eventThrough, heldModules, logLineWith, runsOf } from './harness/modules.ts';
 import { n8nEnv, type N8nInstance } from './harness/n8n.ts';
-import { freePort, log } from './harness/process.ts';
+import { freePort, log, sleep } from './harness/process.ts';
 import { N8N_ENTRY, describeEachVersion } from './harness/runtime.ts';
 import { sharedN8n } from './harness/shared.ts';
 import { CREDENTIAL_TYPE, campaignCallingTriggerNode, setNode, triggerWorkflow, type WorkflowJson } from './harness/workflows.ts';
+
+const execFileAsync = promisify(execFile);
 
 interface ExportedWorkflow extends WorkflowJson {
 	id?: string;
@@ -36,22 +39,32 @@ describeEachVersion('copies of a published workflow, in n8n %s (issue 66, point 
 	let workDir: string;
 	let original: { id: string; url: string; module: HeldModule };
 
-	/** Runs n8n's CLI against the running instance's database, as an administrator on the same host does. */
+	/**
+	 * Runs n8n's CLI against the running instance's database, as an administrator on the same host does. Not
+	 * spawnSync: a blocked event loop misses n8n closing an idle pooled connection, and the next call fails on it.
+	 */
 	async function cli(...args: string[]): Promise<string> {
 		const env = await n8nEnv(n8n.runtime, { userFolder: n8n.userFolder, port: await freePort(), editorUrl: n8n.url, webhookUrl: n8n.webhookUrl });
-		const run = spawnSync(n8n.runtime.nodeBinary, [N8N_ENTRY, ...args], { cwd: n8n.runtime.dir, env, encoding: 'utf8', timeout: 180_000 });
-		if (run.status !== 0) throw new Error(`n8n ${args.join(' ')}: exit ${run.status}\n${run.stdout}\n${run.stderr}`);
-		return run.stdout;
+		try {
+			return (await execFileAsync(n8n.runtime.nodeBinary, [N8N_ENTRY, ...args], { cwd: n8n.runtime.dir, env, timeout: 180_000 })).stdout;
+		} catch (error) {
+			const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+			throw new Error(`n8n ${args.join(' ')}: ${(error as Error).message}\n${stdout ?? ''}\n${stderr ?? ''}`);
+		}
 	}
 
 	/** The original as `n8n export:workflow` writes it, static data and all, once n8n has saved the trigger's records. */
 	async function exported(): Promise<ExportedWorkflow> {
-		const file = join(workDir, `export-${randomUUID()}.json`);
-		await cli('export:workflow', `--id=${original.id}`, `--output=${file}`);
-		const [workflow] = JSON.parse(readFileSync(file, 'utf8')) as ExportedWorkflow[];
-		const keys = Object.keys((workflow.staticData as { global?: Record<string, unknown> } | null)?.global ?? {});
-		expect(keys.some((key) => key.startsWith('campaignCallingTrigger:'))).toBe(true);
-		return workflow;
+		// n8n saves static data as the publish ends: export again until the file holds the trigger's records.
+		for (let attempt = 1; ; attempt++) {
+			const file = join(workDir, `export-${randomUUID()}.json`);
+			await cli('export:workflow', `--id=${original.id}`, `--output=${file}`);
+			const [workflow] = JSON.parse(readFileSync(file, 'utf8')) as ExportedWorkflow[];
+			const keys = Object.keys((workflow.staticData as { global?: Record<string, unknown> } | null)?.global ?? {});
+			if (keys.some((key) => key.startsWith('campaignCallingTrigger:'))) return workflow;
+			if (attempt === 10) throw new Error(`The original's export holds no trigger records after ${attempt} exports: ${JSON.stringify(workflow.staticData)}`);
+			await sleep(1_000);
+		}
 	}
 
 	/** The exported original with another name and webhook path: what a user changes to run a copy beside it. */
