@@ -337,6 +337,15 @@ describe('what the user changes after the first activation', () => {
 		}
 	}
 	const answers = (outcomes: Array<{ statusCode?: number; executed: boolean }>) => outcomes.map((outcome) => [outcome.statusCode, outcome.executed]);
+	/** A published trigger whose module a Timeout change, published, replaced: the older and the newer module. */
+	async function replacedByTimeoutChange() {
+		const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
+		await trigger.activate();
+		trigger.setParameters({ events: ['call.ended'], options: { timeout: 45 } });
+		await trigger.activate();
+		const [older, newer] = modulesFor(simulator, trigger.webhookUrl);
+		return { trigger, older, newer };
+	}
 
 	describe('the account', () => {
 		it.each([
@@ -432,11 +441,7 @@ describe('what the user changes after the first activation', () => {
 		});
 
 		it('Timeout changed and published, then the key rotated without publishing: only the newer module runs once the older one\'s window has passed', async () => {
-			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
-			await trigger.activate();
-			trigger.setParameters({ events: ['call.ended'], options: { timeout: 45 } });
-			await trigger.activate();
-			const [older, newer] = modulesFor(simulator, trigger.webhookUrl);
+			const { trigger, older, newer } = await replacedByTimeoutChange();
 			trigger.setCredentials(companyB());
 			const later = lastRegistration(trigger) + WINDOW;
 			expect(answers([await at(later, async () => await deliver(trigger, older.secret, 'c-1')), await at(later, async () => await deliver(trigger, newer.secret, 'c-1'))])).toEqual([
@@ -459,11 +464,7 @@ describe('what the user changes after the first activation', () => {
 
 	describe('a credential n8n cannot read (deleted while published)', () => {
 		it('the current module\'s deliveries run, with one error line; a replaced module past its window is refused', async () => {
-			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
-			await trigger.activate();
-			trigger.setParameters({ events: ['call.ended'], options: { timeout: 45 } });
-			await trigger.activate();
-			const [older, newer] = modulesFor(simulator, trigger.webhookUrl);
+			const { trigger, older, newer } = await replacedByTimeoutChange();
 			trigger.setCredentials(unreadable());
 			const later = lastRegistration(trigger) + WINDOW;
 			expect(answers([await at(later, async () => await deliver(trigger, newer.secret, 'c-1')), await at(later, async () => await deliver(trigger, newer.secret, 'c-2'))])).toEqual([
@@ -478,11 +479,7 @@ describe('what the user changes after the first activation', () => {
 		});
 
 		it('one whose read hangs instead (a database that does not answer): a replaced module past its window is refused with 401 within about a second, not left pending', async () => {
-			const trigger = new TriggerHarness({ events: ['call.ended'], options: {} }, credentials());
-			await trigger.activate();
-			trigger.setParameters({ events: ['call.ended'], options: { timeout: 45 } });
-			await trigger.activate();
-			const [older, newer] = modulesFor(simulator, trigger.webhookUrl);
+			const { trigger, older, newer } = await replacedByTimeoutChange();
 			const hanging = jest.spyOn(WebhookContext.prototype, 'getCredentials').mockImplementation(async () => await new Promise<never>(() => undefined));
 			try {
 				const later = lastRegistration(trigger) + WINDOW;
